@@ -1,0 +1,131 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { DatabaseSync, type StatementSync } from 'node:sqlite';
+import { generateKey, generatePepper, isWellFormedKey, keyIdOf, hashKey, keyMatchesHash } from './keys.ts';
+import { type CreatedKey, type KeyRecord, type KeyStore, nameTaken, normaliseKeyLimit, normaliseKeyName, pickRecord } from './key-store.ts';
+import { loadOrCreatePepper } from './pepper-file.ts';
+
+// The embedded key store: one table in `<dataDir>/access.sqlite`. WAL lets the CLI write while a
+// server reads; every verify reads the row afresh, so a revocation by the CLI takes effect at once.
+
+export interface SqliteKeyStoreOptions {
+  /** Database file, or ":memory:". */
+  file: string;
+  /** HMAC key of the stored hashes; a random one for ":memory:" when omitted. */
+  pepper?: Buffer;
+  now?: () => Date;
+}
+
+interface KeyRow {
+  id: string;
+  name: string;
+  hash: string;
+  key_limit: string;
+  created_at: string;
+  revoked_at: string | null;
+  last_used_day: string | null;
+}
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS project_keys_v1 (
+  id TEXT PRIMARY KEY,
+  name TEXT NOT NULL,
+  hash TEXT NOT NULL,
+  key_limit TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  revoked_at TEXT,
+  last_used_day TEXT
+) STRICT;
+CREATE UNIQUE INDEX IF NOT EXISTS project_keys_v1_active_name ON project_keys_v1(name) WHERE revoked_at IS NULL;
+`;
+
+function toRecord(row: KeyRow): KeyRecord {
+  return { id: row.id, name: row.name, limit: row.key_limit, createdAt: row.created_at, revokedAt: row.revoked_at, lastUsedDay: row.last_used_day };
+}
+
+export class SqliteKeyStore implements KeyStore {
+  private readonly db: DatabaseSync;
+  private readonly pepper: Buffer;
+  private readonly now: () => Date;
+  private readonly statements: Record<'insert' | 'byId' | 'all' | 'revoke' | 'setLimit' | 'touch' | 'ping', StatementSync>;
+
+  constructor(options: SqliteKeyStoreOptions) {
+    if (options.file !== ':memory:') mkdirSync(dirname(options.file), { recursive: true });
+    this.db = new DatabaseSync(options.file);
+    this.db.exec('PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 2000; PRAGMA synchronous = NORMAL;');
+    this.db.exec(SCHEMA);
+    this.pepper = options.pepper ?? generatePepper();
+    this.now = options.now ?? (() => new Date());
+    this.statements = {
+      insert: this.db.prepare('INSERT INTO project_keys_v1 (id, name, hash, key_limit, created_at) VALUES (?, ?, ?, ?, ?)'),
+      byId: this.db.prepare('SELECT * FROM project_keys_v1 WHERE id = ?'),
+      all: this.db.prepare('SELECT * FROM project_keys_v1 ORDER BY created_at DESC, id'),
+      revoke: this.db.prepare('UPDATE project_keys_v1 SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL'),
+      setLimit: this.db.prepare('UPDATE project_keys_v1 SET key_limit = ? WHERE id = ? AND revoked_at IS NULL'),
+      touch: this.db.prepare('UPDATE project_keys_v1 SET last_used_day = ? WHERE id = ? AND (last_used_day IS NULL OR last_used_day < ?)'),
+      ping: this.db.prepare('SELECT 1 AS ok'),
+    };
+  }
+
+  async create(input: { name: string; limit: string }): Promise<CreatedKey> {
+    const name = normaliseKeyName(input.name);
+    const limit = normaliseKeyLimit(input.limit);
+    const createdAt = this.now().toISOString();
+    for (;;) {
+      const key = generateKey();
+      const id = keyIdOf(key);
+      if (this.statements.byId.get(id)) continue; // 48-bit id collision: draw again
+      try {
+        this.statements.insert.run(id, name, hashKey(key, this.pepper), limit, createdAt);
+      } catch (error) {
+        if (String((error as Error).message).includes('UNIQUE')) throw nameTaken(name);
+        throw error;
+      }
+      return { key, record: { id, name, limit, createdAt, revokedAt: null, lastUsedDay: null } };
+    }
+  }
+
+  async list(): Promise<KeyRecord[]> {
+    return (this.statements.all.all() as unknown as KeyRow[]).map(toRecord);
+  }
+
+  async verify(key: string): Promise<KeyRecord | null> {
+    if (!isWellFormedKey(key)) return null;
+    const row = this.statements.byId.get(keyIdOf(key)) as KeyRow | undefined;
+    if (!row || !keyMatchesHash(key, row.hash, this.pepper) || row.revoked_at) return null;
+    return toRecord(row);
+  }
+
+  async find(idOrName: string): Promise<KeyRecord | null> {
+    return pickRecord(await this.list(), idOrName);
+  }
+
+  async revoke(id: string): Promise<boolean> {
+    return Number(this.statements.revoke.run(this.now().toISOString(), id).changes) > 0;
+  }
+
+  async setLimit(id: string, limit: string): Promise<boolean> {
+    return Number(this.statements.setLimit.run(normaliseKeyLimit(limit), id).changes) > 0;
+  }
+
+  async touch(id: string, day: string): Promise<void> {
+    this.statements.touch.run(day, id, day);
+  }
+
+  async ping(): Promise<boolean> {
+    try {
+      return this.db.isOpen && (this.statements.ping.get() as { ok: number }).ok === 1;
+    } catch {
+      return false;
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.db.isOpen) this.db.close();
+  }
+}
+
+/** The key store of a data directory: `access.sqlite` with its pepper file `access.pepper`. */
+export function openSqliteKeyStore(dataDir: string, now?: () => Date): SqliteKeyStore {
+  return new SqliteKeyStore({ file: join(dataDir, 'access.sqlite'), pepper: loadOrCreatePepper(join(dataDir, 'access.pepper')), now });
+}

@@ -1,0 +1,90 @@
+import { parseArgs } from 'node:util';
+import { SqliteIndex } from '../index/sqlite/sqlite-index.ts';
+import { createExtractionPool } from '../ingest/extract/index.ts';
+import { localInputs } from '../ingest/local-files.ts';
+import { ingest, type IngestSummary } from '../ingest/pipeline.ts';
+import { createProgress, formatSummary } from './progress.ts';
+import { loadConfig } from './config.ts';
+
+export const INGEST_USAGE = `fundus ingest --data DIR [--manifest FILE]... [PATH...]
+
+Adds documents to the index in DIR: files and folders (recursively). A folder with a
+manifest.jsonl at its top, or a --manifest FILE (JSONL: path, url, fetched_at, headers),
+keeps each file's original URL, fetch time and HTTP headers. Re-ingesting changes nothing;
+changed documents are updated. Bad files are reported and skipped.
+
+  --max-mb N        skip files larger than N MiB (default 50)
+  --workers N       extraction workers (default 2)
+  --timeout-ms N    time limit per file (default 30000)
+  --quiet           no per-file messages`;
+
+export interface IngestRun {
+  dataDir: string;
+  paths: string[];
+  manifests: string[];
+  maxBytes: number;
+  workers: number;
+  timeoutMs: number;
+  quiet: boolean;
+}
+
+export async function runIngest(run: IngestRun, out: NodeJS.WriteStream = process.stderr): Promise<IngestSummary> {
+  const config = loadConfig({ data: run.dataDir });
+  if (config.index.kind !== 'sqlite') throw new Error('ingest into Typesense: use FUNDUS_INDEX=sqlite and `fundus index copy` (see README)');
+  const index = new SqliteIndex({ file: config.index.file });
+  const pool = createExtractionPool({ workers: run.workers, timeoutMs: run.timeoutMs, maxMemoryMb: 512, maxBytes: run.maxBytes });
+  const progress = createProgress(out, run.quiet);
+  try {
+    const summary = await ingest(localInputs(run.paths, run.manifests), {
+      index,
+      extract: (input) => pool.extract(input),
+      maxBytes: run.maxBytes,
+      concurrency: run.workers * 4,
+      onEvent: progress.onEvent,
+    });
+    index.optimize();
+    progress.done();
+    return summary;
+  } finally {
+    await pool.close();
+    await index.close();
+  }
+}
+
+export async function ingestCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      data: { type: 'string' },
+      manifest: { type: 'string', multiple: true },
+      'max-mb': { type: 'string', default: '50' },
+      workers: { type: 'string', default: '2' },
+      'timeout-ms': { type: 'string', default: '30000' },
+      quiet: { type: 'boolean', default: false },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  if (values.help) {
+    console.log(INGEST_USAGE);
+    return 0;
+  }
+  const positive = (name: string, value: string) => {
+    const number = Number(value);
+    if (!Number.isFinite(number) || number <= 0) throw new Error(`--${name}: must be a positive number, got "${value}"`);
+    return number;
+  };
+  if (!values.data) throw new Error('--data: required (the data directory of the index)');
+  if (positionals.length === 0 && !values.manifest?.length) throw new Error(`nothing to ingest: give files, folders or --manifest FILE\n\n${INGEST_USAGE}`);
+  const summary = await runIngest({
+    dataDir: values.data,
+    paths: positionals,
+    manifests: values.manifest ?? [],
+    maxBytes: Math.round(positive('max-mb', values['max-mb']) * 1024 * 1024),
+    workers: Math.round(positive('workers', values.workers)),
+    timeoutMs: positive('timeout-ms', values['timeout-ms']),
+    quiet: values.quiet,
+  });
+  console.log(formatSummary(summary));
+  return 0;
+}

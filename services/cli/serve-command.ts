@@ -1,0 +1,105 @@
+import { parseArgs } from 'node:util';
+import type { FastifyInstance } from 'fastify';
+import pino from 'pino';
+import { createAccess } from '../access/access-guard.ts';
+import type { DocumentIndex } from '../core/index-port.ts';
+import { buildGatewayApp } from '../gateway/app.ts';
+import { SqliteIndex } from '../index/sqlite/sqlite-index.ts';
+import { loadConfig, type Config } from './config.ts';
+
+export const SERVE_USAGE = `fundus serve --data DIR [--role gateway|web|admin]... [--host H] [--port P]
+
+Serves the index in DIR. Roles (default: all, in one process):
+  gateway  REST API v1, /mcp, /openapi.json, /docs     --host/--port (127.0.0.1:8082)
+  web      public search page and /api/*                --web-host/--web-port (127.0.0.1:8080)
+  admin    admin panel (needs FUNDUS_ADMIN_TOKEN)        --admin-host/--admin-port (127.0.0.1:8081)
+Every setting can also be given as an environment variable (see infra/env.example).`;
+
+export interface RunningServices {
+  urls: Record<string, string>;
+  close(): Promise<void>;
+}
+
+function openIndex(config: Config): DocumentIndex {
+  if (config.index.kind === 'sqlite') return new SqliteIndex({ file: config.index.file, readOnly: true });
+  throw new Error('FUNDUS_INDEX=typesense: the Typesense adapter is not part of this build yet');
+}
+
+export async function startServices(config: Config, logStream?: NodeJS.WritableStream): Promise<RunningServices> {
+  const log = logStream ? pino({ level: config.logLevel }, logStream) : pino({ level: config.logLevel });
+  const index = openIndex(config);
+  const access = await createAccess(config, log);
+  const apps: FastifyInstance[] = [];
+  const urls: Record<string, string> = {};
+  try {
+    if (config.roles.includes('gateway')) {
+      const local = `http://${config.gateway.host.includes(':') ? `[${config.gateway.host}]` : config.gateway.host}:${config.gateway.port}`;
+      const app = await buildGatewayApp({
+        index,
+        guard: access.guard,
+        countBudgetMs: config.gateway.countBudgetMs,
+        externalUrl: config.gateway.externalUrl ?? local,
+        logLevel: config.logLevel,
+        logStream,
+      });
+      urls.gateway = await app.listen({ host: config.gateway.host, port: config.gateway.port });
+      apps.push(app);
+    }
+  } catch (error) {
+    await Promise.allSettled(apps.map((app) => app.close()));
+    await access.close();
+    await index.close();
+    throw error;
+  }
+  log.info({ urls }, 'fundus is serving');
+  return {
+    urls,
+    async close() {
+      await Promise.allSettled(apps.map((app) => app.close()));
+      await access.close();
+      await index.close();
+    },
+  };
+}
+
+export function serveFlags(argv: string[]) {
+  return parseArgs({
+    args: argv,
+    allowPositionals: false,
+    options: {
+      data: { type: 'string' },
+      role: { type: 'string', multiple: true },
+      host: { type: 'string' },
+      port: { type: 'string' },
+      'web-host': { type: 'string' },
+      'web-port': { type: 'string' },
+      'admin-host': { type: 'string' },
+      'admin-port': { type: 'string' },
+      'external-url': { type: 'string' },
+      'log-level': { type: 'string' },
+      help: { type: 'boolean', default: false },
+    },
+  }).values;
+}
+
+/** Runs until SIGTERM/SIGINT, then stops accepting, lets in-flight requests finish, and exits. */
+export async function serveCommand(argv: string[]): Promise<number> {
+  const flags = serveFlags(argv);
+  if (flags.help) {
+    console.log(SERVE_USAGE);
+    return 0;
+  }
+  const { role, help: _help, ...rest } = flags;
+  const config = loadConfig({ ...rest, role: role?.join(',') });
+  const running = await startServices(config);
+  for (const [name, url] of Object.entries(running.urls)) console.error(`fundus ${name}: ${url}`);
+  await new Promise<void>((resolve) => {
+    const stop = () => resolve();
+    process.once('SIGTERM', stop);
+    process.once('SIGINT', stop);
+  });
+  const timer = setTimeout(() => process.exit(1), config.shutdownTimeoutMs).unref();
+  await running.close();
+  clearTimeout(timer);
+  return 0;
+}

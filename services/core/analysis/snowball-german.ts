@@ -1,0 +1,108 @@
+// The German Snowball stemmer (snowballstem.org/algorithms/german), the
+// long-standing published version (with the 2009 -nisse rule), written from
+// the algorithm description. Input: a lowercase word (ä ö ü ß allowed).
+// Output: the stem with umlauts removed (the algorithm's postlude).
+//
+// Deliberately not the Snowball 3 variant, whose prelude reads every ae/oe/ue
+// as an umlaut (neue → nü, Steuer → steür); we use that reading only as an
+// extra query-side alternative (see index.ts).
+
+const VOWELS = new Set(['a', 'e', 'i', 'o', 'u', 'y', 'ä', 'ö', 'ü']);
+const S_ENDING = new Set(['b', 'd', 'f', 'g', 'h', 'k', 'l', 'm', 'n', 'r', 't']);
+const ST_ENDING = new Set(['b', 'd', 'f', 'g', 'h', 'k', 'l', 'm', 'n', 't']);
+
+const STEP1_SUFFIXES = ['ern', 'em', 'er', 'en', 'es', 'e', 's']; // longest first where they overlap
+const STEP2_SUFFIXES = ['est', 'en', 'er', 'st'];
+const STEP3_SUFFIXES = ['isch', 'lich', 'heit', 'keit', 'end', 'ung', 'ig', 'ik'];
+
+function isVowel(ch: string | undefined): boolean {
+  return ch !== undefined && VOWELS.has(ch);
+}
+
+/** Longest suffix of `w` from `list` (the lists hold no suffix of another of equal length). */
+function longestSuffix(w: string, list: readonly string[]): string {
+  let best = '';
+  for (const s of list) if (s.length > best.length && w.endsWith(s)) best = s;
+  return best;
+}
+
+/** Prelude: ß → ss; u and y between vowels become U and Y (consonants). */
+function prelude(word: string): string[] {
+  const chars = word.replaceAll('ß', 'ss').split('');
+  for (let i = 1; i + 1 < chars.length; i++) {
+    const c = chars[i];
+    if ((c === 'u' || c === 'y') && isVowel(chars[i - 1]) && isVowel(chars[i + 1])) chars[i] = c.toUpperCase();
+  }
+  return chars;
+}
+
+/** R1 and R2 as string indices; R1 is moved so that at least 3 letters precede it. */
+function markRegions(chars: readonly string[]): { r1: number; r2: number } {
+  const n = chars.length;
+  if (n < 3) return { r1: n, r2: n };
+  const afterVowelThenNonVowel = (from: number): number => {
+    let i = from;
+    while (i < n && !isVowel(chars[i])) i++;
+    while (i < n && isVowel(chars[i])) i++;
+    return i < n ? i + 1 : n;
+  };
+  const p1 = afterVowelThenNonVowel(0);
+  const p2 = p1 < n ? afterVowelThenNonVowel(p1) : n;
+  return { r1: Math.max(p1, 3), r2: p2 };
+}
+
+/** Stems one lowercase German word. */
+export function stemGerman(word: string): string {
+  const chars = prelude(word);
+  const { r1, r2 } = markRegions(chars);
+  let w = chars.join('');
+
+  // Step 1
+  const s1 = longestSuffix(w, STEP1_SUFFIXES);
+  if (s1 && w.length - s1.length >= r1) {
+    if (s1 === 's') {
+      if (S_ENDING.has(w[w.length - 2])) w = w.slice(0, -1);
+    } else {
+      w = w.slice(0, -s1.length);
+      if ((s1 === 'e' || s1 === 'en' || s1 === 'es') && w.endsWith('niss')) w = w.slice(0, -1);
+    }
+  }
+
+  // Step 2
+  const s2 = longestSuffix(w, STEP2_SUFFIXES);
+  if (s2 && w.length - s2.length >= r1) {
+    if (s2 === 'st') {
+      // st must follow a valid st-ending that is itself preceded by at least 3 letters.
+      if (ST_ENDING.has(w[w.length - 3]) && w.length - 3 >= 3) w = w.slice(0, -2);
+    } else {
+      w = w.slice(0, -s2.length);
+    }
+  }
+
+  // Step 3: derivational suffixes
+  const s3 = longestSuffix(w, STEP3_SUFFIXES);
+  if (s3 && w.length - s3.length >= r2) {
+    const start = w.length - s3.length;
+    if (s3 === 'end' || s3 === 'ung') {
+      w = w.slice(0, start);
+      if (w.endsWith('ig') && w[w.length - 3] !== 'e' && w.length - 2 >= r2) w = w.slice(0, -2);
+    } else if (s3 === 'ig' || s3 === 'ik' || s3 === 'isch') {
+      if (w[start - 1] !== 'e') w = w.slice(0, start);
+    } else if (s3 === 'lich' || s3 === 'heit') {
+      w = w.slice(0, start);
+      if ((w.endsWith('er') || w.endsWith('en')) && w.length - 2 >= r1) w = w.slice(0, -2);
+    } else {
+      // keit
+      w = w.slice(0, start);
+      const inner = w.endsWith('lich') ? 'lich' : w.endsWith('ig') ? 'ig' : '';
+      if (inner && w.length - inner.length >= r2) w = w.slice(0, -inner.length);
+    }
+  }
+
+  // Postlude
+  let out = '';
+  for (const ch of w) {
+    out += ch === 'U' ? 'u' : ch === 'Y' ? 'y' : ch === 'ä' ? 'a' : ch === 'ö' ? 'o' : ch === 'ü' ? 'u' : ch;
+  }
+  return out;
+}

@@ -1,0 +1,107 @@
+// Unicode word scanning. A "group" is a run of word characters (letters,
+// digits, combining marks, invisible format characters such as the soft
+// hyphen) whose pieces may be joined by hyphens or apostrophes:
+// "E-Mail-Adresse", "geht's", "ISO-8859-1".
+
+export interface Token { word: string; start: number; end: number }
+
+/** What stood before a piece of a group. */
+export type Joiner = 'none' | 'hyphen' | 'apostrophe';
+/** One hyphen/apostrophe-separated piece of a group, already cleaned. */
+export interface Segment { word: string; start: number; end: number; joiner: Joiner }
+
+const WORD_CHARS = String.raw`[\p{L}\p{N}\p{M}\p{Cf}]+`;
+const JOINERS = String.raw`[\-\u2010\u2011'\u2019\u02BC\u00B4\u0060]`;
+export const GROUP_PATTERN = new RegExp(`${WORD_CHARS}(?:${JOINERS}${WORD_CHARS})*`, 'gu');
+
+const HAS_JOINER = /[\-\u2010\u2011'\u2019\u02BC\u00B4\u0060]/;
+const IS_HYPHEN = /[\-\u2010\u2011]/;
+const SPLIT_JOINERS = /[\-\u2010\u2011'\u2019\u02BC\u00B4\u0060]/;
+const FORMAT_CHARS = /\p{Cf}/gu;
+const HAS_FORMAT_CHAR = /\p{Cf}/u;
+const NON_ASCII = /[^\x00-\x7f]/;
+// Scripts written without spaces between words: each character is a token,
+// so that a query in those scripts can still match inside running text.
+const UNSPACED_CHAR = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u;
+const UNSPACED_SPLIT = /([\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}])/u;
+const ONLY_DIGITS = /^\p{N}+$/u;
+
+/** Removes invisible format characters (soft hyphen, zero-width joiners) and normalises to NFC. */
+export function cleanWord(raw: string): string {
+  if (!NON_ASCII.test(raw)) return raw;
+  const stripped = HAS_FORMAT_CHAR.test(raw) ? raw.replace(FORMAT_CHARS, '') : raw;
+  return stripped.normalize('NFC');
+}
+
+/** True when a raw group needs more than the one-token fast path. */
+export function isComplexGroup(raw: string): boolean {
+  return HAS_JOINER.test(raw) || (NON_ASCII.test(raw) && (UNSPACED_CHAR.test(raw) || HAS_FORMAT_CHAR.test(raw)));
+}
+
+/** Splits a group at its joiners; each piece knows which joiner precedes it. */
+export function splitGroup(raw: string, offset: number): Segment[] {
+  const segments: Segment[] = [];
+  let start = 0;
+  let joiner: Joiner = 'none';
+  for (let i = 0; i <= raw.length; i++) {
+    if (i < raw.length && !SPLIT_JOINERS.test(raw[i])) continue;
+    const word = cleanWord(raw.slice(start, i));
+    if (word) segments.push({ word, start: offset + start, end: offset + i, joiner: segments.length ? joiner : 'none' });
+    if (i < raw.length) joiner = IS_HYPHEN.test(raw[i]) ? 'hyphen' : 'apostrophe';
+    start = i + 1;
+  }
+  return segments.flatMap(splitUnspaced);
+}
+
+function splitUnspaced(segment: Segment): Segment[] {
+  if (!UNSPACED_CHAR.test(segment.word)) return [segment];
+  // Offsets inside such a segment are approximate when format characters were removed.
+  const out: Segment[] = [];
+  let pos = segment.start;
+  for (const piece of segment.word.split(UNSPACED_SPLIT)) {
+    if (!piece) continue;
+    out.push({ word: piece, start: pos, end: pos + piece.length, joiner: out.length ? 'none' : segment.joiner });
+    pos += piece.length;
+  }
+  return out;
+}
+
+/**
+ * The extra index tokens of a joined group: adjacent pairs (for three or
+ * more pieces) and the whole, so that "E-Mail-Adresse" is also found as
+ * "Email", "Mailadresse" and "Emailadresse". Joins of digits only ("1-5")
+ * are skipped: "15" would be a false match.
+ */
+export function joinedForms(segments: readonly Segment[]): Token[] {
+  const n = segments.length;
+  if (n < 2) return [];
+  const joins: Token[] = [];
+  const add = (from: number, to: number): void => {
+    let word = '';
+    for (let i = from; i <= to; i++) word += segments[i].word;
+    if (!ONLY_DIGITS.test(word)) joins.push({ word, start: segments[from].start, end: segments[to].end });
+  };
+  if (n >= 3) for (let i = 0; i + 1 < n; i++) add(i, i + 1);
+  add(0, n - 1);
+  return joins;
+}
+
+/**
+ * All index tokens of a text, in order: every piece of a joined group, then
+ * the group's joined forms (whose offsets span the group). Words are NFC;
+ * offsets are UTF-16 indices into the original string.
+ */
+export function* tokenize(text: string): Generator<Token> {
+  for (const match of text.matchAll(GROUP_PATTERN)) {
+    const raw = match[0];
+    const start = match.index;
+    if (!isComplexGroup(raw)) {
+      const word = cleanWord(raw);
+      if (word) yield { word, start, end: start + raw.length };
+      continue;
+    }
+    const segments = splitGroup(raw, start);
+    for (const s of segments) yield { word: s.word, start: s.start, end: s.end };
+    if (segments.length > 1 && !segments.some((s) => UNSPACED_CHAR.test(s.word))) yield* joinedForms(segments);
+  }
+}

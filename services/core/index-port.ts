@@ -1,0 +1,71 @@
+import type { QueryTerm } from './analysis/index.ts';
+import type { DocumentType, StoredDocument } from './document.ts';
+
+// The index port (DESIGN.md section 2): what use cases need from an index. Adapters live in
+// services/index/ (SQLite embedded, Typesense for clusters) and pass test/contract/index-contract.ts.
+
+export interface IndexQuery {
+  /** Analysed query terms, all of which must match (spec 4.1 rule 1). Empty: every document (only with `order: 'newest'`). */
+  terms: QueryTerm[];
+  /** Host filter: documents whose host is this host or one of its subdomains. */
+  host?: string;
+  topic?: string;
+  documentTypes?: DocumentType[];
+  /** Only documents whose age date (later of modified/published) is on or after this ISO date; undated excluded. */
+  minAgeDate?: string;
+  newsOnly?: boolean;
+  order: 'relevance' | 'newest';
+  limit: number;
+  offset: number;
+  /** Time budget for counting `total`; past it the count is a lower bound ("gte"). */
+  countBudgetMs: number;
+}
+
+export interface IndexHit {
+  document: StoredDocument;
+  matchType: 'exact' | 'word_form';
+}
+
+export interface IndexSearchResult {
+  hits: IndexHit[];
+  hasMore: boolean;
+  total: number;
+  totalRelation: 'eq' | 'gte';
+}
+
+export interface SourceCount {
+  domain: string;
+  documents: number;
+}
+
+export interface IndexStats {
+  documents: number;
+  sources: number;
+  lastDocumentChange: string | null;
+}
+
+export type WriteOutcome = 'added' | 'updated' | 'unchanged';
+
+export interface DocumentIndex {
+  search(query: IndexQuery): Promise<IndexSearchResult>;
+  /** By id, or by the id of an alias URL of a collapsed duplicate. */
+  getDocument(id: string): Promise<StoredDocument | null>;
+  listSources(): Promise<SourceCount[]>;
+  stats(): Promise<IndexStats>;
+
+  /** Writes one record (insert or replace by id). Records with `duplicateOf` set are stored but never returned by search. */
+  put(document: StoredDocument): Promise<WriteOutcome>;
+  /** The primary record holding this exact normalised text, if any. */
+  findByContentHash(contentHash: string): Promise<StoredDocument | null>;
+  /** Records whose fingerprint is within `maxDistance` bits of this one (near-duplicate candidates). */
+  findByFingerprint(fingerprint: string, maxDistance: number): Promise<StoredDocument[]>;
+  /** Records another URL as a duplicate of a primary record: its id resolves to the primary. */
+  addAlias(aliasId: string, url: string, primaryId: string): Promise<void>;
+  /** Removes a record (and aliases pointing at it). */
+  remove(id: string): Promise<boolean>;
+  /** Runs several writes as one unit (one commit); adapters without transactions just run `work`. */
+  writeBatch<T>(work: () => Promise<T>): Promise<T>;
+  /** Is the index usable (readiness)? */
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+}

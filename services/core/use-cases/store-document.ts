@@ -1,0 +1,37 @@
+import type { StoredDocument } from '../document.ts';
+import type { DocumentIndex, WriteOutcome } from '../index-port.ts';
+import { shingleSimilarity } from '../text.ts';
+import { documentIdForUrl, normalizeUrl } from '../urls.ts';
+
+// The duplicate rules of DESIGN.md section 3, applied the same way for every index adapter:
+// one record per normalised canonical URL; a URL whose text is identical to a record's becomes an
+// alias of that record; a near-duplicate is stored but collapsed under the record it repeats.
+
+export type StoreOutcome = WriteOutcome | 'duplicate' | 'near_duplicate';
+
+const NEAR_DUPLICATE_BITS = 3;
+const NEAR_DUPLICATE_SIMILARITY = 0.85;
+
+export async function storeDocument(index: DocumentIndex, doc: StoredDocument): Promise<StoreOutcome> {
+  const fetchedId = documentIdForUrl(doc.url);
+  if (fetchedId !== doc.id) await index.addAlias(fetchedId, normalizeUrl(doc.url), doc.id);
+
+  const sameText = await index.findByContentHash(doc.contentHash);
+  if (sameText && sameText.id !== doc.id) {
+    await index.addAlias(doc.id, doc.canonicalUrl, sameText.id);
+    const stale = await index.getDocument(doc.id);
+    if (stale?.id === doc.id) await index.remove(doc.id); // this URL used to hold another text
+    return 'duplicate';
+  }
+
+  let record = doc;
+  if (doc.fingerprint && !sameText) {
+    const near = (await index.findByFingerprint(doc.fingerprint, NEAR_DUPLICATE_BITS)).find(
+      (other) => other.id !== doc.id && !other.duplicateOf && shingleSimilarity(other.text, doc.text) >= NEAR_DUPLICATE_SIMILARITY,
+    );
+    if (near) record = { ...doc, duplicateOf: near.id };
+  }
+  const outcome = await index.put(record);
+  if (record.duplicateOf && outcome !== 'unchanged') return 'near_duplicate';
+  return outcome;
+}

@@ -1,0 +1,56 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import { AppError } from '../core/errors.ts';
+import type { RequestGuard } from '../access/guard.ts';
+import { registerErrorHandling } from './errors.ts';
+import { acceptRawBodies, BODY_LIMIT_BYTES } from './json-body.ts';
+
+export interface HttpAppOptions {
+  logLevel: string;
+  /** Where logs go (a test passes a stream to read them back). */
+  logStream?: NodeJS.WritableStream;
+}
+
+// Privacy (spec 1, 8 rule 1): no component logs query text, bodies or client IPs. Request logging is
+// our own one line per response with the route pattern (not the URL), the status and the duration.
+export function createHttpApp(options: HttpAppOptions): FastifyInstance {
+  const app = Fastify({
+    logger: {
+      level: options.logLevel,
+      ...(options.logStream ? { stream: options.logStream } : {}),
+      serializers: { req: () => ({}), res: () => ({}) },
+    },
+    disableRequestLogging: true,
+    bodyLimit: BODY_LIMIT_BYTES,
+    trustProxy: false,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+  });
+  acceptRawBodies(app);
+  registerErrorHandling(app);
+  app.addHook('onSend', async (_request, reply) => {
+    reply.header('x-content-type-options', 'nosniff');
+    reply.header('referrer-policy', 'no-referrer');
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.info({ method: request.method, route: request.routeOptions.url ?? 'unmatched', status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+  });
+  return app;
+}
+
+/**
+ * Puts the access checks (key -> origin -> budget) in front of every route, before the body is parsed,
+ * and answers CORS preflights. Routes listed in `freeRoutes` consume no budget (spec 8 rule 2).
+ */
+export function guardRoutes(app: FastifyInstance, guard: RequestGuard, freeRoutes: Set<string>): void {
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.method === 'OPTIONS') return;
+    const route = request.routeOptions.url ?? '';
+    const decision = await guard.admit({ method: request.method, headers: request.headers, consumesBudget: !freeRoutes.has(route) });
+    reply.headers(decision.headers);
+  });
+  app.options('*', async (request, reply) => {
+    if (!request.headers.origin || !request.headers['access-control-request-method']) throw new AppError('ROUTE_NOT_FOUND');
+    const headers = await guard.preflight({ method: request.method, headers: request.headers });
+    return reply.code(204).headers(headers).send();
+  });
+}

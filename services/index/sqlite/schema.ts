@@ -1,0 +1,69 @@
+import type { DatabaseSync } from 'node:sqlite';
+
+// Version of the on-disk layout; a file written by another version is refused with a clear message.
+export const SQLITE_SCHEMA_VERSION = '1';
+
+// Column weights of bm25 over (title_exact, body_exact, title_base, body_base, facets): a word in
+// the title counts ten times a word in the body; a match in its exact form scores in both the exact
+// and the base columns, so exact hits rank above word-form-only hits of similar relevance.
+export const RANK_FUNCTION = 'bm25(10.0, 1.0, 4.0, 0.5, 0.0)';
+
+export function createSchema(db: DatabaseSync): void {
+  db.exec(`
+    CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    CREATE TABLE IF NOT EXISTS documents (
+      seq INTEGER PRIMARY KEY,
+      id TEXT NOT NULL UNIQUE,
+      url TEXT NOT NULL,
+      canonical_url TEXT NOT NULL,
+      host TEXT NOT NULL,
+      source_domain TEXT NOT NULL,
+      source_id TEXT NOT NULL,
+      title TEXT NOT NULL,
+      text TEXT NOT NULL,
+      content_type TEXT NOT NULL,
+      document_type TEXT NOT NULL,
+      language TEXT,
+      published_at TEXT,
+      modified_at TEXT,
+      content_date TEXT,
+      age_date TEXT,
+      dates TEXT NOT NULL,
+      fetched_at TEXT NOT NULL,
+      content_hash TEXT NOT NULL,
+      fingerprint TEXT,
+      topic TEXT,
+      is_news INTEGER NOT NULL,
+      content TEXT NOT NULL,
+      duplicate_of TEXT,
+      changed_at TEXT NOT NULL
+    );
+    CREATE INDEX IF NOT EXISTS documents_content_hash ON documents(content_hash) WHERE duplicate_of IS NULL;
+    CREATE INDEX IF NOT EXISTS documents_source ON documents(source_domain) WHERE duplicate_of IS NULL;
+    CREATE INDEX IF NOT EXISTS documents_newest ON documents(age_date) WHERE duplicate_of IS NULL;
+    CREATE TABLE IF NOT EXISTS fingerprint_bands (
+      band INTEGER NOT NULL, value TEXT NOT NULL, seq INTEGER NOT NULL,
+      PRIMARY KEY (band, value, seq)
+    ) WITHOUT ROWID;
+    CREATE TABLE IF NOT EXISTS aliases (alias_id TEXT PRIMARY KEY, url TEXT NOT NULL, document_id TEXT NOT NULL);
+    CREATE INDEX IF NOT EXISTS aliases_document ON aliases(document_id);
+    CREATE VIRTUAL TABLE IF NOT EXISTS documents_fts USING fts5(
+      title_exact, body_exact, title_base, body_base, facets,
+      content='', contentless_delete=1, tokenize="ascii tokenchars '_'"
+    );
+  `);
+  const version = db.prepare(`SELECT value FROM meta WHERE key = 'schema_version'`).get() as { value: string } | undefined;
+  if (!version) {
+    db.prepare(`INSERT INTO meta(key, value) VALUES ('schema_version', ?)`).run(SQLITE_SCHEMA_VERSION);
+    db.exec(`INSERT INTO documents_fts(documents_fts, rank) VALUES ('rank', '${RANK_FUNCTION}')`);
+  }
+}
+
+export function checkSchemaVersion(db: DatabaseSync, file: string): void {
+  const hasMeta = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'`).get();
+  if (!hasMeta) return;
+  const row = db.prepare(`SELECT value FROM meta WHERE key = 'schema_version'`).get() as { value: string } | undefined;
+  if (row && row.value !== SQLITE_SCHEMA_VERSION) {
+    throw new Error(`index ${file} has layout version ${row.value}, this program reads version ${SQLITE_SCHEMA_VERSION}: re-ingest into a new data directory`);
+  }
+}

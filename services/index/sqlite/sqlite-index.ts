@@ -1,0 +1,369 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { DatabaseSync, type StatementSync } from 'node:sqlite';
+import { analyzeForIndex } from '../../core/analysis/index.ts';
+import { ageDateOf, type DocumentType, type StoredDocument } from '../../core/document.ts';
+import type { DocumentIndex, IndexHit, IndexQuery, IndexSearchResult, IndexStats, SourceCount, WriteOutcome } from '../../core/index-port.ts';
+import { buildExactMatch, buildMatch, facetsOf } from './fts-query.ts';
+import { checkSchemaVersion, createSchema } from './schema.ts';
+
+export interface SqliteIndexOptions {
+  /** Path of the database file, or ":memory:". */
+  file: string;
+  /** Readers (serve) open the file read-only; the writer (ingest) creates and migrates it. */
+  readOnly?: boolean;
+}
+
+interface DocumentRow {
+  seq: number;
+  id: string;
+  url: string;
+  canonical_url: string;
+  host: string;
+  source_domain: string;
+  source_id: string;
+  title: string;
+  text: string;
+  content_type: string;
+  document_type: string;
+  language: string | null;
+  published_at: string | null;
+  modified_at: string | null;
+  content_date: string | null;
+  dates: string;
+  fetched_at: string;
+  content_hash: string;
+  fingerprint: string | null;
+  topic: string | null;
+  is_news: number;
+  content: string;
+  duplicate_of: string | null;
+  changed_at: string;
+}
+
+const FINGERPRINT_BANDS = 4; // 64 bits in 4 bands of 16: any fingerprint within 3 bits shares a band
+
+function bandsOf(fingerprint: string): string[] {
+  return Array.from({ length: FINGERPRINT_BANDS }, (_, i) => fingerprint.slice(i * 4, i * 4 + 4));
+}
+
+function hammingDistance(a: string, b: string): number {
+  let x = BigInt(`0x${a}`) ^ BigInt(`0x${b}`);
+  let count = 0;
+  while (x) {
+    count += Number(x & 1n);
+    x >>= 1n;
+  }
+  return count;
+}
+
+function toDocument(row: DocumentRow): StoredDocument {
+  return {
+    id: row.id,
+    url: row.url,
+    canonicalUrl: row.canonical_url,
+    host: row.host,
+    sourceDomain: row.source_domain,
+    sourceId: row.source_id,
+    title: row.title,
+    text: row.text,
+    contentType: row.content_type,
+    documentType: row.document_type as DocumentType,
+    language: row.language,
+    publishedAt: row.published_at,
+    modifiedAt: row.modified_at,
+    contentDate: row.content_date,
+    dates: JSON.parse(row.dates),
+    fetchedAt: row.fetched_at,
+    contentHash: row.content_hash,
+    fingerprint: row.fingerprint,
+    topic: row.topic,
+    isNews: row.is_news === 1,
+    content: JSON.parse(row.content),
+    duplicateOf: row.duplicate_of,
+    changedAt: row.changed_at,
+  };
+}
+
+function toRow(doc: StoredDocument): Omit<DocumentRow, 'seq'> & { age_date: string | null } {
+  return {
+    id: doc.id,
+    url: doc.url,
+    canonical_url: doc.canonicalUrl,
+    host: doc.host,
+    source_domain: doc.sourceDomain,
+    source_id: doc.sourceId,
+    title: doc.title,
+    text: doc.text,
+    content_type: doc.contentType,
+    document_type: doc.documentType,
+    language: doc.language,
+    published_at: doc.publishedAt,
+    modified_at: doc.modifiedAt,
+    content_date: doc.contentDate,
+    age_date: ageDateOf(doc),
+    dates: JSON.stringify(doc.dates),
+    fetched_at: doc.fetchedAt,
+    content_hash: doc.contentHash,
+    fingerprint: doc.fingerprint,
+    topic: doc.topic,
+    is_news: doc.isNews ? 1 : 0,
+    content: JSON.stringify(doc.content),
+    duplicate_of: doc.duplicateOf,
+    changed_at: doc.changedAt,
+  };
+}
+
+/** Everything that makes a record different, except when it changed. */
+function signatureOf(doc: StoredDocument): string {
+  const { changedAt: _changedAt, ...rest } = doc;
+  return JSON.stringify(rest);
+}
+
+const ROW_COLUMNS = `id, url, canonical_url, host, source_domain, source_id, title, text, content_type, document_type, language,
+  published_at, modified_at, content_date, age_date, dates, fetched_at, content_hash, fingerprint, topic, is_news, content,
+  duplicate_of, changed_at`;
+const ROW_PARAMS = ROW_COLUMNS.split(',').map((c) => `$${c.trim()}`).join(', ');
+
+export class SqliteIndex implements DocumentIndex {
+  readonly file: string;
+  private readonly db: DatabaseSync;
+  private readonly statements = new Map<string, StatementSync>();
+
+  constructor(options: SqliteIndexOptions) {
+    this.file = options.file;
+    if (options.file !== ':memory:' && !options.readOnly) mkdirSync(dirname(options.file), { recursive: true });
+    if (options.readOnly) {
+      // A reader may be started before anything was ingested: create the empty layout first.
+      new SqliteIndex({ file: options.file }).closeSync();
+    }
+    this.db = new DatabaseSync(options.file, { readOnly: options.readOnly ?? false });
+    this.db.exec('PRAGMA busy_timeout = 5000');
+    if (!options.readOnly) {
+      // WAL: readers never block the writer; every committed transaction survives a killed process.
+      this.db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL');
+      checkSchemaVersion(this.db, options.file);
+      createSchema(this.db);
+    } else {
+      checkSchemaVersion(this.db, options.file);
+    }
+    this.db.exec('PRAGMA mmap_size = 1073741824; PRAGMA cache_size = -65536; PRAGMA temp_store = MEMORY');
+  }
+
+  private statement(sql: string): StatementSync {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  async search(query: IndexQuery): Promise<IndexSearchResult> {
+    return this.searchSync(query);
+  }
+
+  searchSync(query: IndexQuery): IndexSearchResult {
+    const match = buildMatch(query);
+    const ageFilter = query.minAgeDate ? 'AND d.age_date >= $minAge' : '';
+    const order = query.order === 'newest' ? 'd.age_date DESC NULLS LAST, d.seq DESC' : 'f.rank, d.seq';
+    const params: Record<string, string | number> = { $match: match, $limit: query.limit + 1, $offset: query.offset };
+    if (query.minAgeDate) params.$minAge = query.minAgeDate;
+    const rows = this.statement(
+      `SELECT d.* FROM documents_fts f JOIN documents d ON d.seq = f.rowid
+       WHERE documents_fts MATCH $match ${ageFilter} ORDER BY ${order} LIMIT $limit OFFSET $offset`,
+    ).all(params) as unknown as DocumentRow[];
+
+    const hasMore = rows.length > query.limit;
+    const page = rows.slice(0, query.limit);
+    const exactSeqs = this.exactMatches(query, page);
+    const hits: IndexHit[] = page.map((row) => ({
+      document: toDocument(row),
+      matchType: exactSeqs.has(row.seq) ? 'exact' : 'word_form',
+    }));
+
+    if (!hasMore && (page.length > 0 || query.offset === 0)) {
+      return { hits, hasMore, total: query.offset + page.length, totalRelation: 'eq' };
+    }
+    const { count, complete } = this.countMatches(match, query);
+    // A count cut short by its budget is still at least what this page proves to exist.
+    const proven = page.length ? query.offset + page.length + (hasMore ? 1 : 0) : 0;
+    const total = Math.max(count, proven);
+    return { hits, hasMore, total, totalRelation: complete ? 'eq' : 'gte' };
+  }
+
+  private exactMatches(query: IndexQuery, page: DocumentRow[]): Set<number> {
+    if (page.length === 0 || query.terms.length === 0) return new Set(page.map((row) => row.seq));
+    const seqs = page.map((row) => row.seq);
+    const rows = this.db
+      .prepare(`SELECT rowid FROM documents_fts WHERE documents_fts MATCH ? AND rowid IN (${seqs.map(() => '?').join(',')})`)
+      .all(buildExactMatch(query.terms), ...seqs) as { rowid: number }[];
+    return new Set(rows.map((row) => row.rowid));
+  }
+
+  /** Counts matches row by row so that counting can stop when its time budget is spent. */
+  private countMatches(match: string, query: IndexQuery): { count: number; complete: boolean } {
+    const sql = query.minAgeDate
+      ? `SELECT f.rowid FROM documents_fts f JOIN documents d ON d.seq = f.rowid WHERE documents_fts MATCH ? AND d.age_date >= ?`
+      : `SELECT rowid FROM documents_fts WHERE documents_fts MATCH ?`;
+    const args = query.minAgeDate ? [match, query.minAgeDate] : [match];
+    const deadline = performance.now() + query.countBudgetMs;
+    let count = 0;
+    for (const _row of this.statement(sql).iterate(...args)) {
+      count++;
+      if ((count & 1023) === 0 && performance.now() > deadline) return { count, complete: false };
+    }
+    return { count, complete: true };
+  }
+
+  async getDocument(id: string): Promise<StoredDocument | null> {
+    const row = this.statement(
+      `SELECT * FROM documents WHERE id = ?1 UNION ALL
+       SELECT d.* FROM aliases a JOIN documents d ON d.id = a.document_id WHERE a.alias_id = ?1 LIMIT 1`,
+    ).get(id) as DocumentRow | undefined;
+    return row ? toDocument(row) : null;
+  }
+
+  async listSources(): Promise<SourceCount[]> {
+    const rows = this.statement(
+      `SELECT source_domain AS domain, count(*) AS documents FROM documents WHERE duplicate_of IS NULL
+       GROUP BY source_domain ORDER BY documents DESC, domain`,
+    ).all() as unknown as SourceCount[];
+    return rows.map((row) => ({ domain: row.domain, documents: Number(row.documents) }));
+  }
+
+  async stats(): Promise<IndexStats> {
+    const counts = this.statement(
+      `SELECT count(*) AS documents, count(DISTINCT source_domain) AS sources FROM documents WHERE duplicate_of IS NULL`,
+    ).get() as { documents: number; sources: number };
+    const last = this.statement(`SELECT value FROM meta WHERE key = 'last_document_change'`).get() as { value: string } | undefined;
+    return { documents: Number(counts.documents), sources: Number(counts.sources), lastDocumentChange: last?.value ?? null };
+  }
+
+  async put(doc: StoredDocument): Promise<WriteOutcome> {
+    return this.transaction(() => this.putSync(doc));
+  }
+
+  /** Runs `work` in one transaction, or inside the batch already open. */
+  transaction<T>(work: () => T): T {
+    if (this.db.isTransaction) return work();
+    this.db.exec('BEGIN IMMEDIATE');
+    try {
+      const result = work();
+      this.db.exec('COMMIT');
+      return result;
+    } catch (error) {
+      this.db.exec('ROLLBACK');
+      throw error;
+    }
+  }
+
+  /** Ingestion writes many documents per commit: one fsync-free WAL commit per batch, not per document. */
+  async writeBatch<T>(work: () => Promise<T>): Promise<T> {
+    this.db.exec('BEGIN IMMEDIATE');
+    try {
+      const result = await work();
+      this.db.exec('COMMIT');
+      return result;
+    } catch (error) {
+      if (this.db.isTransaction) this.db.exec('ROLLBACK');
+      throw error;
+    }
+  }
+
+  putSync(doc: StoredDocument): WriteOutcome {
+    const existing = this.statement('SELECT * FROM documents WHERE id = ?').get(doc.id) as DocumentRow | undefined;
+    if (existing && signatureOf(toDocument(existing)) === signatureOf(doc)) return 'unchanged';
+    const row = toRow(doc);
+    let seq: number;
+    if (existing) {
+      seq = existing.seq;
+      this.statement(`UPDATE documents SET (${ROW_COLUMNS}) = (${ROW_PARAMS}) WHERE seq = $seq`).run({ ...prefixed(row), $seq: seq });
+      this.statement('DELETE FROM documents_fts WHERE rowid = ?').run(seq);
+      this.statement('DELETE FROM fingerprint_bands WHERE seq = ?').run(seq);
+    } else {
+      seq = Number(this.statement(`INSERT INTO documents (${ROW_COLUMNS}) VALUES (${ROW_PARAMS})`).run(prefixed(row)).lastInsertRowid);
+    }
+    if (!doc.duplicateOf) {
+      const title = analyzeForIndex(doc.title);
+      const body = analyzeForIndex(doc.text);
+      this.statement(
+        'INSERT INTO documents_fts (rowid, title_exact, body_exact, title_base, body_base, facets) VALUES (?, ?, ?, ?, ?, ?)',
+      ).run(seq, title.exact, body.exact, title.base, body.base, facetsOf(doc));
+    }
+    if (doc.fingerprint) {
+      const insertBand = this.statement('INSERT OR IGNORE INTO fingerprint_bands (band, value, seq) VALUES (?, ?, ?)');
+      bandsOf(doc.fingerprint).forEach((value, band) => insertBand.run(band, value, seq));
+    }
+    this.statement(`INSERT INTO meta (key, value) VALUES ('last_document_change', ?1)
+      ON CONFLICT(key) DO UPDATE SET value = max(value, ?1)`).run(doc.changedAt);
+    return existing ? 'updated' : 'added';
+  }
+
+  async findByContentHash(contentHash: string): Promise<StoredDocument | null> {
+    const row = this.statement('SELECT * FROM documents WHERE content_hash = ? AND duplicate_of IS NULL ORDER BY seq LIMIT 1').get(
+      contentHash,
+    ) as DocumentRow | undefined;
+    return row ? toDocument(row) : null;
+  }
+
+  async findByFingerprint(fingerprint: string, maxDistance: number): Promise<StoredDocument[]> {
+    const candidates = new Map<number, DocumentRow>();
+    const lookup = this.statement(
+      'SELECT d.* FROM fingerprint_bands b JOIN documents d ON d.seq = b.seq WHERE b.band = ? AND b.value = ?',
+    );
+    bandsOf(fingerprint).forEach((value, band) => {
+      for (const row of lookup.all(band, value) as unknown as DocumentRow[]) candidates.set(row.seq, row);
+    });
+    return [...candidates.values()]
+      .filter((row) => row.fingerprint && hammingDistance(row.fingerprint, fingerprint) <= maxDistance)
+      .map(toDocument);
+  }
+
+  async addAlias(aliasId: string, url: string, primaryId: string): Promise<void> {
+    this.statement(
+      `INSERT INTO aliases (alias_id, url, document_id) VALUES (?, ?, ?)
+       ON CONFLICT(alias_id) DO UPDATE SET url = excluded.url, document_id = excluded.document_id`,
+    ).run(aliasId, url, primaryId);
+  }
+
+  async remove(id: string): Promise<boolean> {
+    return this.transaction(() => {
+      const row = this.statement('SELECT seq FROM documents WHERE id = ?').get(id) as { seq: number } | undefined;
+      if (!row) return false;
+      this.statement('DELETE FROM documents_fts WHERE rowid = ?').run(row.seq);
+      this.statement('DELETE FROM fingerprint_bands WHERE seq = ?').run(row.seq);
+      this.statement('DELETE FROM documents WHERE seq = ?').run(row.seq);
+      this.statement('DELETE FROM aliases WHERE document_id = ?').run(id);
+      this.statement(`INSERT INTO meta (key, value) VALUES ('last_document_change', ?1)
+        ON CONFLICT(key) DO UPDATE SET value = max(value, ?1)`).run(new Date().toISOString());
+      return true;
+    });
+  }
+
+  async ping(): Promise<boolean> {
+    try {
+      this.statement('SELECT 1').get();
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Merges FTS5 segments after bulk ingestion, so that queries read fewer b-trees. */
+  optimize(): void {
+    this.db.exec(`INSERT INTO documents_fts(documents_fts) VALUES ('optimize')`);
+  }
+
+  async close(): Promise<void> {
+    this.closeSync();
+  }
+
+  closeSync(): void {
+    if (this.db.isOpen) this.db.close();
+  }
+}
+
+function prefixed(row: Record<string, unknown>): Record<string, string | number | null> {
+  return Object.fromEntries(Object.entries(row).map(([key, value]) => [`$${key}`, value as string | number | null]));
+}

@@ -1,0 +1,58 @@
+import type { ExtractedDocument, StoredDocument } from '../core/document.ts';
+import { contentHashOf, fingerprintOf } from '../core/text.ts';
+import { documentIdForUrl, hostOf, normalizeUrl, registrableDomain, sourceIdFor } from '../core/urls.ts';
+import type { IngestItem } from './item.ts';
+
+const LOCAL_HOST = 'localhost';
+
+function hostFor(url: string): string {
+  return url.startsWith('file:') ? LOCAL_HOST : hostOf(url);
+}
+
+/** A canonical link counts only within the same main domain, so a page cannot claim another site's identity. */
+export function canonicalFor(fetchedUrl: string, canonical: string | null): string {
+  if (!canonical || fetchedUrl.startsWith('file:')) return normalizeUrl(fetchedUrl);
+  try {
+    const sameSite = registrableDomain(hostOf(canonical)) === registrableDomain(hostOf(fetchedUrl));
+    return normalizeUrl(sameSite ? canonical : fetchedUrl);
+  } catch {
+    return normalizeUrl(fetchedUrl);
+  }
+}
+
+function titleFallback(url: string): string {
+  const last = decodeURIComponent(new URL(url).pathname.split('/').filter(Boolean).pop() ?? '');
+  return last.replace(/\.[a-z0-9]{2,5}$/i, '').replace(/[-_]+/g, ' ').trim() || hostFor(url);
+}
+
+export function buildStoredDocument(item: IngestItem, extracted: ExtractedDocument, topic: string | null, now: Date): StoredDocument {
+  const canonicalUrl = canonicalFor(item.url, extracted.canonicalUrl);
+  const host = hostFor(canonicalUrl);
+  const sourceDomain = host === LOCAL_HOST ? LOCAL_HOST : registrableDomain(host);
+  const title = extracted.title.trim() || titleFallback(canonicalUrl);
+  return {
+    id: documentIdForUrl(canonicalUrl),
+    url: canonicalUrl,
+    canonicalUrl,
+    host,
+    sourceDomain,
+    sourceId: sourceIdFor(sourceDomain),
+    title,
+    text: extracted.text,
+    contentType: extracted.contentType,
+    documentType: extracted.documentType,
+    language: extracted.language,
+    publishedAt: extracted.publishedAt,
+    modifiedAt: extracted.modifiedAt,
+    contentDate: extracted.contentDate,
+    dates: extracted.dates,
+    fetchedAt: item.fetchedAt,
+    contentHash: contentHashOf(`${title}\n${extracted.text}`),
+    fingerprint: fingerprintOf(extracted.text),
+    topic,
+    isNews: extracted.isNews,
+    content: extracted.content,
+    duplicateOf: null,
+    changedAt: now.toISOString(),
+  };
+}

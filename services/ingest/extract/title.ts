@@ -1,0 +1,117 @@
+// Title rules shared by all formats: the title "as a person would name it" — no site-name suffix, no
+// abbreviation label, no generator junk ("gerdoc.dvi", "Microsoft Word - x.doc").
+
+const SEPARATOR_RE = /(\s+[|–—·•»›]\s+|\s+-\s+|\s+::\s+)/;
+
+export function cleanTitle(raw: string | null | undefined): string {
+  if (!raw) return '';
+  return raw.replace(/[\u00ad\u200b\ufeff]/g, '').replace(/[¶#]\s*$/, '').replace(/\s+/g, ' ').trim();
+}
+
+/** Words of a title, folded for comparisons. */
+export function titleTokens(text: string): string[] {
+  return (text.toLowerCase().normalize('NFKC').match(/[\p{L}\p{N}]+/gu) ?? []);
+}
+
+/** Share of `part`'s words that occur in `whole`. */
+function containment(part: string[], whole: Set<string>): number {
+  if (part.length === 0) return 0;
+  let hits = 0;
+  for (const t of part) if (whole.has(t)) hits++;
+  return hits / part.length;
+}
+
+const ABBREVIATION_RE = /\s*\(([^()]{1,30})\)\s*$/;
+
+/** True for "(BesÜG)", "(AELV 2017)", "(BBesG§78Abs2Bek)": an abbreviation label, not words of the title. */
+export function isAbbreviationLabel(inner: string): boolean {
+  const tokens = inner.trim().split(/\s+/);
+  if (tokens.length > 3) return false;
+  return tokens.every((t) => /^\d+[a-z]?$/.test(t) || (t.match(/\p{Lu}/gu)?.length ?? 0) >= 2);
+}
+
+/** "Gesetz über ... (AdWirkG)" -> "Gesetz über ..."; other trailing parentheses stay. */
+export function stripAbbreviation(title: string): string {
+  const m = title.match(ABBREVIATION_RE);
+  if (m && isAbbreviationLabel(m[1]) && m.index! > 0) return title.slice(0, m.index).trim();
+  return title;
+}
+
+export interface TitleContext {
+  /** Headings of the content (first h1s), used to tell the title part from the site part. */
+  headings: string[];
+  siteName?: string | null;
+  /** Host name of the page, whose labels betray a site-name segment ("Debian Manpages"). */
+  host?: string | null;
+}
+
+function isSiteLike(segment: string, ctx: TitleContext, hostTokens: Set<string>): boolean {
+  if (ctx.siteName && cleanTitle(ctx.siteName).toLowerCase() === segment.toLowerCase()) return true;
+  const tokens = titleTokens(segment);
+  return tokens.length > 0 && tokens.some((t) => t.length >= 4 && hostTokens.has(t));
+}
+
+/**
+ * Removes the site name from a <title>: "Artikel – Site", "Site | Artikel", "ABK - Langer Titel".
+ * A separator alone proves nothing ("Diagramm-Assistent – Diagrammtyp" is one title), so a segment is
+ * only dropped when something says it is not part of the title: the page's h1 lacks it while holding
+ * the rest, it names the site (og:site_name, host name), or it is the abbreviation the h1 puts in
+ * parentheses.
+ */
+export function stripSiteName(title: string, ctx: TitleContext): string {
+  const pieces = title.split(SEPARATOR_RE);
+  if (pieces.length < 3) return title;
+  const segments: string[] = [];
+  const separators: string[] = [];
+  pieces.forEach((p, i) => (i % 2 === 0 ? segments.push(p.trim()) : separators.push(p)));
+  const hostTokens = new Set((ctx.host ?? '').toLowerCase().split(/[.-]/).filter((t) => t.length >= 4 && t !== 'www'));
+  const headingTokens = new Set(ctx.headings.flatMap(titleTokens));
+  const abbreviations = new Set(
+    ctx.headings.map((h) => h.match(ABBREVIATION_RE)?.[1]).filter((a): a is string => Boolean(a && isAbbreviationLabel(a))).map((a) => a.toLowerCase()),
+  );
+  const inHeading = (s: string) => headingTokens.size > 0 && containment(titleTokens(s), headingTokens) >= 0.8;
+
+  let first = 0;
+  let last = segments.length - 1;
+  // Leading segments: only a site name or the abbreviation label go ("SGB 14 - Sozialgesetzbuch ...").
+  while (first < last && (abbreviations.has(segments[first].toLowerCase()) || (ctx.siteName && isSiteLike(segments[first], { ...ctx, host: null }, new Set())))) first++;
+  // Trailing segments: the site part, recognised by the heading test or by naming the site.
+  const restMatchesHeading = (from: number, to: number) => inHeading(segments.slice(from, to + 1).join(' '));
+  while (last > first) {
+    const seg = segments[last];
+    if (isSiteLike(seg, ctx, hostTokens) && !inHeading(seg)) { last--; continue; }
+    if (headingTokens.size > 0 && !inHeading(seg) && restMatchesHeading(first, last - 1)) { last--; continue; }
+    break;
+  }
+  let out = segments[first];
+  for (let i = first + 1; i <= last; i++) out += separators[i - 1] + segments[i];
+  return out.trim() || title;
+}
+
+const JUNK_TITLE_RE = /^(untitled|unbenannt|ohne titel|document|dokument|titel|title|microsoft word|slide \d+|folie \d+|\s*)$|\.(dvi|tex|docx?|odt|pdf|rtf|indd|qxd|ps|eps|txt|html?)$/i;
+
+/** Metadata titles that are file names, placeholders or generator names. */
+export function isJunkTitle(title: string): boolean {
+  const t = cleanTitle(title);
+  if (t.length < 2) return true;
+  if (JUNK_TITLE_RE.test(t)) return true;
+  return /^Microsoft (Word|PowerPoint) - /i.test(t);
+}
+
+/** A title from the first lines of a text: the first non-trivial line, joined with wrapped continuations. */
+export function titleFromText(text: string, maxLength = 160): string {
+  const lines = text.split('\n', 12).map((l) => l.trim()).filter(Boolean);
+  if (lines.length === 0) return '';
+  let title = lines[0];
+  // Title pages wrap long titles over lines ending without punctuation; an "(ABK)" closes the heading.
+  for (let i = 1; i < lines.length && title.length < maxLength && !/[.:;!?)]$/.test(title) && !ABBREVIATION_RE.test(title); i++) {
+    const next = lines[i];
+    if (!/^[\p{Ll}(]/u.test(next) && !/^[\p{Lu}]/u.test(next)) break;
+    if (lines[0].length < 25 && i === 1 && !/^\p{Ll}/u.test(next)) break;
+    title += ' ' + next;
+    if (ABBREVIATION_RE.test(next)) break;
+  }
+  title = stripAbbreviation(cleanTitle(title));
+  if (title.length > maxLength) title = title.slice(0, maxLength).replace(/\s+\S*$/, '') + ' …';
+  return title;
+}

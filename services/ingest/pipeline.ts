@@ -1,0 +1,130 @@
+import type { ExtractedDocument } from '../core/document.ts';
+import type { DocumentIndex } from '../core/index-port.ts';
+import { storeDocument, type StoreOutcome } from '../core/use-cases/store-document.ts';
+import { buildStoredDocument } from './build-document.ts';
+import { isProblem, type IngestInput, type IngestItem } from './item.ts';
+
+// The ingestion pipeline: extraction runs in parallel (a worker pool with time and memory limits),
+// writes go through one writer in batches. A bad input is reported and skipped; it never stops the
+// run, and every batch committed before a crash stays committed.
+
+export interface IngestDeps {
+  index: DocumentIndex;
+  extract(input: { bytes: Uint8Array; url: string; fileName?: string; headers?: Record<string, string> }): Promise<ExtractedDocument>;
+  classifyTopic?(doc: { title: string; text: string; url: string }): Promise<string | null> | string | null;
+  /** Files larger than this are skipped without being read. */
+  maxBytes: number;
+  /** Extractions in flight at once. */
+  concurrency?: number;
+  /** Documents per commit. */
+  batchSize?: number;
+  now?: () => Date;
+  onEvent?(event: IngestEvent): void;
+}
+
+export type IngestEvent =
+  | { kind: 'stored'; label: string; outcome: StoreOutcome }
+  | { kind: 'skipped'; label: string; reason: string };
+
+export interface IngestSummary {
+  read: number;
+  added: number;
+  updated: number;
+  unchanged: number;
+  duplicates: number;
+  nearDuplicates: number;
+  skipped: number;
+  skippedByReason: Record<string, number>;
+}
+
+export function emptySummary(): IngestSummary {
+  return { read: 0, added: 0, updated: 0, unchanged: 0, duplicates: 0, nearDuplicates: 0, skipped: 0, skippedByReason: {} };
+}
+
+function reasonCode(error: unknown): string {
+  if (error && typeof error === 'object' && 'code' in error && typeof error.code === 'string') {
+    return `${error.code}: ${(error as Error).message}`;
+  }
+  return `EXTRACTION_FAILED: ${error instanceof Error ? error.message : String(error)}`;
+}
+
+function fileNameOf(item: IngestItem): string | undefined {
+  try {
+    return decodeURIComponent(new URL(item.url).pathname.split('/').pop() ?? '') || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+type Prepared = { item: IngestItem; extracted: ExtractedDocument; topic: string | null } | { label: string; reason: string };
+
+export async function ingest(inputs: AsyncIterable<IngestInput> | Iterable<IngestInput>, deps: IngestDeps): Promise<IngestSummary> {
+  const summary = emptySummary();
+  const concurrency = deps.concurrency ?? 8;
+  const batchSize = deps.batchSize ?? 200;
+  const now = deps.now ?? (() => new Date());
+
+  const skip = (label: string, reason: string) => {
+    summary.skipped++;
+    const code = reason.split(':')[0];
+    summary.skippedByReason[code] = (summary.skippedByReason[code] ?? 0) + 1;
+    deps.onEvent?.({ kind: 'skipped', label, reason });
+  };
+
+  async function prepare(item: IngestItem): Promise<Prepared> {
+    try {
+      if (item.size !== undefined && item.size > deps.maxBytes) return { label: item.label, reason: `TOO_LARGE: ${item.size} bytes` };
+      const bytes = await item.read();
+      if (bytes.length > deps.maxBytes) return { label: item.label, reason: `TOO_LARGE: ${bytes.length} bytes` };
+      const extracted = await deps.extract({ bytes, url: item.url, fileName: fileNameOf(item), headers: item.headers });
+      if (extracted.noindex) return { label: item.label, reason: 'NOINDEX: the document asks not to be indexed' };
+      if (!extracted.text.trim() && !extracted.title.trim()) return { label: item.label, reason: 'NO_TEXT: nothing to index' };
+      const topic = deps.classifyTopic ? await deps.classifyTopic({ title: extracted.title, text: extracted.text, url: item.url }) : null;
+      return { item, extracted, topic };
+    } catch (error) {
+      return { label: item.label, reason: reasonCode(error) };
+    }
+  }
+
+  let batch: Prepared[] = [];
+  async function flush(): Promise<void> {
+    const ready = batch;
+    batch = [];
+    if (ready.length === 0) return;
+    await deps.index.writeBatch(async () => {
+      for (const prepared of ready) {
+        if ('reason' in prepared) {
+          skip(prepared.label, prepared.reason);
+          continue;
+        }
+        const outcome = await storeDocument(deps.index, buildStoredDocument(prepared.item, prepared.extracted, prepared.topic, now()));
+        if (outcome === 'added') summary.added++;
+        else if (outcome === 'updated') summary.updated++;
+        else if (outcome === 'unchanged') summary.unchanged++;
+        else if (outcome === 'duplicate') summary.duplicates++;
+        else summary.nearDuplicates++;
+        deps.onEvent?.({ kind: 'stored', label: prepared.item.label, outcome });
+      }
+    });
+  }
+
+  // Keep input order for writes (the first URL of a duplicate pair stays primary) while
+  // `concurrency` extractions run ahead.
+  const inFlight: Promise<Prepared>[] = [];
+  const takeOldest = async () => {
+    batch.push(await inFlight.shift()!);
+    if (batch.length >= batchSize) await flush();
+  };
+  for await (const input of inputs) {
+    summary.read++;
+    if (isProblem(input)) {
+      inFlight.push(Promise.resolve({ label: input.label, reason: input.reason }));
+    } else {
+      inFlight.push(prepare(input));
+    }
+    if (inFlight.length >= concurrency) await takeOldest();
+  }
+  while (inFlight.length) await takeOldest();
+  await flush();
+  return summary;
+}

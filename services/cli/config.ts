@@ -58,6 +58,9 @@ const RawConfig = z.object({
   FUNDUS_FALLBACK_SHARE: z.coerce.number().min(0.01).max(1).default(1),
   FUNDUS_TRUSTED_PROXIES: list,
   FUNDUS_FEDIVERSE_INSTANCES: list,
+  FUNDUS_TOPIC_LLM_URL: z.url().optional(),
+  FUNDUS_TOPIC_LLM_MODEL: z.string().min(1).optional(),
+  FUNDUS_TOPIC_LLM_API_KEY: z.string().optional(),
   FUNDUS_SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
   FUNDUS_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
@@ -88,6 +91,8 @@ export interface Config {
     fallbackShare: number;
     trustedProxies: string[];
   };
+  /** Optional AI topic labels from an OpenAI-compatible endpoint; else the offline classifier. */
+  topicLlm: { baseUrl: string; model: string; apiKey: string | null } | null;
   shutdownTimeoutMs: number;
   logLevel: z.infer<typeof RawConfig>['FUNDUS_LOG_LEVEL'];
 }
@@ -128,6 +133,7 @@ export function loadConfig(flags: Record<string, string | undefined>, env: NodeJ
   const problems: string[] = [];
   if (s.FUNDUS_INDEX === 'typesense' && s.TYPESENSE_NODES.length === 0) problems.push('TYPESENSE_NODES: required when FUNDUS_INDEX=typesense');
   if (s.FUNDUS_INDEX === 'typesense' && !s.TYPESENSE_API_KEY) problems.push('TYPESENSE_API_KEY: required when FUNDUS_INDEX=typesense');
+  if (s.FUNDUS_TOPIC_LLM_URL && !s.FUNDUS_TOPIC_LLM_MODEL) problems.push('FUNDUS_TOPIC_LLM_MODEL: required when FUNDUS_TOPIC_LLM_URL is set');
   if (problems.length) throw new ConfigError(problems);
 
   const dataDir = resolve(s.FUNDUS_DATA);
@@ -154,6 +160,9 @@ export function loadConfig(flags: Record<string, string | undefined>, env: NodeJ
       fallbackShare: s.FUNDUS_FALLBACK_SHARE,
       trustedProxies: s.FUNDUS_TRUSTED_PROXIES,
     },
+    topicLlm: s.FUNDUS_TOPIC_LLM_URL
+      ? { baseUrl: s.FUNDUS_TOPIC_LLM_URL, model: s.FUNDUS_TOPIC_LLM_MODEL!, apiKey: s.FUNDUS_TOPIC_LLM_API_KEY ?? null }
+      : null,
     shutdownTimeoutMs: s.FUNDUS_SHUTDOWN_TIMEOUT_MS,
     logLevel: s.FUNDUS_LOG_LEVEL,
   };

@@ -3,6 +3,8 @@ import { SqliteIndex } from '../index/sqlite/sqlite-index.ts';
 import { createExtractionPool } from '../ingest/extract/index.ts';
 import { localInputs } from '../ingest/local-files.ts';
 import { ingest, type IngestSummary } from '../ingest/pipeline.ts';
+import { classifyTopicByKeywords } from '../ingest/topics/keyword-classifier.ts';
+import { createLlmTopicClassifier } from '../ingest/topics/llm-classifier.ts';
 import { createProgress, formatSummary } from './progress.ts';
 import { loadConfig } from './config.ts';
 
@@ -38,6 +40,7 @@ export async function runIngest(run: IngestRun, out: NodeJS.WriteStream = proces
     const summary = await ingest(localInputs(run.paths, run.manifests), {
       index,
       extract: (input) => pool.extract(input),
+      classifyTopic: config.topicLlm ? createLlmTopicClassifier({ ...config.topicLlm, fallback: classifyTopicByKeywords }) : classifyTopicByKeywords,
       maxBytes: run.maxBytes,
       concurrency: run.workers * 4,
       onEvent: progress.onEvent,

@@ -1,0 +1,74 @@
+import { analyzeWord, tokenize } from '../../core/analysis/index.ts';
+import type { TopicLabel } from '../../core/topics.ts';
+
+// The built-in, offline topic classifier: characteristic German words per topic of the taxonomy,
+// matched on base forms (so "Gesetze", "Gesetzes" and compounds like "Bundesgesetz" all count).
+// It abstains unless one topic clearly leads: an unlabelled document is better than a wrong label.
+
+const KEYWORDS: Record<TopicLabel, string[]> = {
+  Politik: ['Wahl', 'Bundestag', 'Landtag', 'Partei', 'Regierung', 'Minister', 'Parlament', 'Abgeordnete', 'Koalition', 'Stadtrat', 'Gemeinderat', 'Bürgermeister', 'Opposition', 'Fraktion', 'Kanzler', 'Politik', 'Wahlkreis', 'Kandidat'],
+  Recht: ['Gesetz', 'Verordnung', 'Paragraph', 'Absatz', 'Satzung', 'Gericht', 'Urteil', 'Klage', 'Rechtsverordnung', 'Bekanntmachung', 'Inkrafttreten', 'Vorschrift', 'Bundesgesetzblatt', 'Anspruch', 'Haftung', 'Ausfertigungsdatum', 'Vertrag', 'Recht', 'Bußgeld', 'Straftat'],
+  Wirtschaft: ['Unternehmen', 'Wirtschaft', 'Markt', 'Umsatz', 'Steuer', 'Handel', 'Betrieb', 'Arbeitgeber', 'Arbeitnehmer', 'Gewerbe', 'Industrie', 'Bank', 'Finanzen', 'Haushalt', 'Investition', 'Export', 'Konjunktur', 'Besoldung', 'Gehalt', 'Lohn'],
+  Verkehr: ['Verkehr', 'Straße', 'Bahn', 'Bus', 'Fahrrad', 'Radweg', 'Auto', 'Fahrzeug', 'Bahnhof', 'Haltestelle', 'Autobahn', 'Baustelle', 'Parkplatz', 'Nahverkehr', 'Fahrplan', 'Tempo', 'Kreuzung', 'Verkehrsunfall', 'Führerschein', 'Schiene'],
+  Umwelt: ['Umwelt', 'Klima', 'Natur', 'Wald', 'Abfall', 'Müll', 'Wasser', 'Hochwasser', 'Energie', 'Wärmepumpe', 'Solaranlage', 'Emission', 'Naturschutz', 'Artenschutz', 'Recycling', 'Luft', 'Boden', 'Klimaschutz', 'Immission', 'Gewässer'],
+  Gesundheit: ['Gesundheit', 'Krankheit', 'Arzt', 'Patient', 'Krankenhaus', 'Pflege', 'Medizin', 'Therapie', 'Impfung', 'Klinik', 'Apotheke', 'Arzneimittel', 'Krankenkasse', 'Infektion', 'Ernährung', 'Behandlung', 'Symptom', 'Vorsorge'],
+  Bildung: ['Schule', 'Schüler', 'Lehrer', 'Unterricht', 'Hochschule', 'Studium', 'Student', 'Ausbildung', 'Bibliothek', 'Kita', 'Kindergarten', 'Prüfung', 'Weiterbildung', 'Lernen', 'Semester', 'Abitur', 'Ausbildungsverordnung', 'Lehrgang'],
+  Wissenschaft: ['Forschung', 'Wissenschaft', 'Studie', 'Experiment', 'Institut', 'Universität', 'Hypothese', 'Messung', 'Physik', 'Chemie', 'Biologie', 'Mathematik', 'Labor', 'Professor', 'Publikation', 'Theorie', 'Daten'],
+  Technik: ['Software', 'Computer', 'Programm', 'Datei', 'Befehl', 'Option', 'Menü', 'Dialog', 'Server', 'Netzwerk', 'Installation', 'Paket', 'Debian', 'Linux', 'Kommandozeile', 'Tabelle', 'Dokument', 'Bild', 'Ebene', 'Werkzeug', 'System', 'Konfiguration', 'Schaltfläche', 'Fenster', 'Internet', 'Browser', 'Digitalisierung', 'Handbuch'],
+  Kultur: ['Kultur', 'Museum', 'Theater', 'Konzert', 'Musik', 'Kunst', 'Ausstellung', 'Literatur', 'Buch', 'Autor', 'Lesung', 'Film', 'Chor', 'Orchester', 'Geschichte', 'Denkmal', 'Künstler', 'Noten', 'Partitur'],
+  Sport: ['Sport', 'Verein', 'Spiel', 'Mannschaft', 'Training', 'Turnier', 'Meisterschaft', 'Fußball', 'Handball', 'Lauf', 'Schwimmen', 'Trainer', 'Saison', 'Tor', 'Liga', 'Sportplatz', 'Wettkampf'],
+  Freizeit: ['Freizeit', 'Ausflug', 'Reise', 'Urlaub', 'Fest', 'Markt', 'Wanderung', 'Veranstaltung', 'Garten', 'Spielplatz', 'Feier', 'Hobby', 'Kochen', 'Rezept', 'Sommerfest', 'Weihnachtsmarkt', 'Tourismus'],
+  Verbraucher: ['Verbraucher', 'Preis', 'Tarif', 'Kunde', 'Vertrag', 'Kündigung', 'Rechnung', 'Gebühr', 'Ratgeber', 'Garantie', 'Reklamation', 'Verbraucherschutz', 'Stromtarif', 'Angebot', 'Kosten', 'Widerruf'],
+};
+
+const TEXT_LIMIT = 20_000;
+const TITLE_WEIGHT = 3;
+const MIN_SCORE = 6;
+const MIN_LEAD = 1.5; // the best topic must score this many times the second best
+
+let keywordIndex: Map<string, TopicLabel[]> | null = null;
+
+function keywordsByBase(): Map<string, TopicLabel[]> {
+  if (keywordIndex) return keywordIndex;
+  const index = new Map<string, TopicLabel[]>();
+  for (const [topic, words] of Object.entries(KEYWORDS) as [TopicLabel, string[]][]) {
+    for (const word of words) {
+      const base = analyzeWord(word).bases[0];
+      if (!base) continue;
+      const topics = index.get(base) ?? [];
+      if (!topics.includes(topic)) topics.push(topic);
+      index.set(base, topics);
+    }
+  }
+  keywordIndex = index;
+  return index;
+}
+
+function addScores(scores: Map<TopicLabel, number>, text: string, weight: number): void {
+  const index = keywordsByBase();
+  for (const token of tokenize(text)) {
+    // Each base of the word counts once: compound parts ("Bundes|gesetz") carry the topic too.
+    for (const base of new Set(analyzeWord(token.word).bases)) {
+      for (const topic of index.get(base) ?? []) scores.set(topic, (scores.get(topic) ?? 0) + weight);
+    }
+  }
+}
+
+export interface TopicScores {
+  topic: TopicLabel | null;
+  scores: Partial<Record<TopicLabel, number>>;
+}
+
+export function scoreTopics(doc: { title: string; text: string }): TopicScores {
+  const scores = new Map<TopicLabel, number>();
+  addScores(scores, doc.title, TITLE_WEIGHT);
+  addScores(scores, doc.text.slice(0, TEXT_LIMIT), 1);
+  const ranked = [...scores.entries()].sort((a, b) => b[1] - a[1]);
+  const [best, second] = ranked;
+  const confident = best && best[1] >= MIN_SCORE && (!second || best[1] >= second[1] * MIN_LEAD);
+  return { topic: confident ? best[0] : null, scores: Object.fromEntries(ranked) };
+}
+
+export function classifyTopicByKeywords(doc: { title: string; text: string }): TopicLabel | null {
+  return scoreTopics(doc).topic;
+}

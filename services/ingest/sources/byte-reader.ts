@@ -1,4 +1,4 @@
-import { isGap, type DecodedPiece } from './gzip-members.ts';
+import { isGap, type DecodedPiece, type StreamGap } from './gzip-members.ts';
 
 // Pull-style reading over decoded chunks for the WARC record parser. A gap in the source stops
 // every read until the parser takes it: the bytes buffered before it belong to a damaged record.
@@ -8,7 +8,7 @@ const EMPTY = new Uint8Array(0);
 export class ByteReader {
   #source: AsyncIterator<DecodedPiece>;
   #buffer: Uint8Array = EMPTY;
-  #gap: string | null = null;
+  #gap: StreamGap | null = null;
   #eof = false;
 
   constructor(source: AsyncIterable<DecodedPiece>) {
@@ -21,19 +21,25 @@ export class ByteReader {
 
   /** The reason of a gap that stopped reading, if one did. */
   get gap(): string | null {
-    return this.#gap;
+    return this.#gap?.gap ?? null;
   }
 
-  get atEnd(): boolean {
-    return this.#eof && this.#buffer.length === 0 && this.#gap === null;
+  /** The gap's damaged member had already delivered bytes, so the last bytes read are suspect. */
+  get gapIsPartial(): boolean {
+    return this.#gap?.partial ?? false;
   }
 
-  /** Clears a pending gap and drops what was buffered before it. */
-  takeGap(): string | null {
-    const gap = this.#gap;
+  /** The source is exhausted (bytes may still be buffered). */
+  get ended(): boolean {
+    return this.#eof;
+  }
+
+  /** Clears a pending gap and drops what was buffered before it; returns its reason. */
+  takeGap(): string {
+    const reason = this.#gap?.gap ?? 'damaged data';
     this.#gap = null;
     this.#buffer = EMPTY;
-    return gap;
+    return reason;
   }
 
   /** True when n bytes are buffered; false at the end of the data or at a gap. */
@@ -100,7 +106,7 @@ export class ByteReader {
       return null;
     }
     if (isGap(next.value)) {
-      this.#gap = next.value.gap;
+      this.#gap = next.value;
       return null;
     }
     return next.value;

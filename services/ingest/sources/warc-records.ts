@@ -40,7 +40,7 @@ export async function* readWarcRecords(source: AsyncIterable<DecodedPiece>, opti
       const start = await seekRecordStart(reader);
       if (start.junk && !resyncing) yield damaged(seenRecord ? `unrecognised bytes between records` : 'not a WARC file: no record header at the start');
       if (start.status === 'gap') {
-        yield damaged(reader.takeGap()!);
+        yield damaged(reader.takeGap());
         resyncing = true;
         continue;
       }
@@ -53,7 +53,7 @@ export async function* readWarcRecords(source: AsyncIterable<DecodedPiece>, opti
 
       const head = await readHead(reader);
       if (head.status !== 'ok') {
-        yield damaged(head.status === 'gap' ? reader.takeGap()! : head.reason);
+        yield damaged(head.status === 'gap' ? reader.takeGap() : head.reason);
         if (head.status === 'eof') return;
         if (head.status === 'malformed') reader.skip(1); // do not find the same "WARC/" again
         resyncing = true;
@@ -71,15 +71,15 @@ export async function* readWarcRecords(source: AsyncIterable<DecodedPiece>, opti
       const wanted = options.keep(fields) && length <= options.maxBlockBytes;
       const block = wanted ? await reader.read(length) : null;
       if (wanted ? block === null : !(await reader.discard(length))) {
-        yield damaged(reader.gap !== null ? reader.takeGap()! : 'truncated record', url);
-        if (reader.atEnd) return;
+        yield damaged(reader.gap !== null ? reader.takeGap() : 'truncated record', url);
+        if (reader.ended) return;
         resyncing = true;
         continue;
       }
 
       const end = await checkRecordEnd(reader);
       if (end === 'damaged-member') {
-        yield damaged(reader.takeGap()!, url);
+        yield damaged(reader.takeGap(), url);
         resyncing = true;
         continue;
       }
@@ -105,53 +105,49 @@ export function targetUri(fields: Record<string, string>): string | undefined {
   return fields['warc-target-uri']?.trim().replace(/^<(.*)>$/, '$1') || undefined;
 }
 
-/** Skips the blank lines between records; anything else up to the next "WARC/" line is junk. */
+/** Skips the blank lines between records; other bytes passed over on the way to a "WARC/" line are junk. */
 async function seekRecordStart(reader: ByteReader): Promise<{ status: 'found' | 'eof' | 'gap'; junk: boolean }> {
   let junk = false;
   for (;;) {
     const more = await reader.need(WARC_MARK.length);
     const window = reader.peek();
-    let at = 0;
-    while (at < window.length && (window[at] === 0x0d || window[at] === 0x0a)) at++;
-    if (at + WARC_MARK.length <= window.length && startsWithMark(window, at)) {
-      reader.skip(at);
+    const from = skipLineBreaks(window, 0);
+    const mark = findMark(window, from);
+    if (mark !== -1) {
+      if (mark > from) junk = true;
+      reader.skip(mark);
       return { status: 'found', junk };
     }
-    if (!more && window.length - at < WARC_MARK.length && !startsWithMarkPrefix(window, at)) {
-      if (at < window.length) junk = true;
-      reader.skip(window.length);
-      return { status: reader.gap !== null ? 'gap' : 'eof', junk };
-    }
     if (!more) {
-      // A partial "WARC/" at the end of the data or before a gap.
-      junk = true;
+      if (from < window.length) junk = true;
       reader.skip(window.length);
       return { status: reader.gap !== null ? 'gap' : 'eof', junk };
     }
-    const next = findLineStartMark(window, at);
-    junk = true;
-    reader.skip(next === -1 ? window.length - (WARC_MARK.length - 1) : next);
-    if (next !== -1) return { status: 'found', junk };
+    // Keep a tail: a "WARC/" may be split across chunks.
+    const passed = Math.max(from, window.length - (WARC_MARK.length - 1));
+    if (passed > from) junk = true;
+    reader.skip(passed);
   }
 }
 
-function startsWithMark(bytes: Uint8Array, at: number): boolean {
-  for (let i = 0; i < WARC_MARK.length; i++) if (bytes[at + i] !== WARC_MARK[i]) return false;
-  return true;
+function skipLineBreaks(bytes: Uint8Array, from: number): number {
+  let at = from;
+  while (at < bytes.length && (bytes[at] === 0x0d || bytes[at] === 0x0a)) at++;
+  return at;
+}
+
+/** "WARC/" at `from` or at the start of a later line. */
+function findMark(bytes: Uint8Array, from: number): number {
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
+  for (let i = buffer.indexOf(WARC_MARK, from); i !== -1; i = buffer.indexOf(WARC_MARK, i + 1)) {
+    if (i === from || bytes[i - 1] === 0x0a) return i;
+  }
+  return -1;
 }
 
 function startsWithMarkPrefix(bytes: Uint8Array, at: number): boolean {
-  if (at >= bytes.length) return false;
-  for (let i = at; i < bytes.length; i++) if (bytes[i] !== WARC_MARK[i - at]) return false;
+  for (let i = at; i < bytes.length && i - at < WARC_MARK.length; i++) if (bytes[i] !== WARC_MARK[i - at]) return false;
   return true;
-}
-
-function findLineStartMark(bytes: Uint8Array, from: number): number {
-  for (let i = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).indexOf(WARC_MARK, from); i !== -1; ) {
-    if (i === 0 || bytes[i - 1] === 0x0a) return i;
-    i = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).indexOf(WARC_MARK, i + 1);
-  }
-  return -1;
 }
 
 type HeadResult =
@@ -189,24 +185,23 @@ function findEmptyLine(bytes: Uint8Array, from: number): { headEnd: number; body
 }
 
 /**
- * After the block come CRLF CRLF and the next record or the end. Lenient about the line breaks;
- * 'damaged-member' when the gzip member holding the record failed its check after the block was read.
+ * After the block come CRLF CRLF and the next record or the end; lenient about the line breaks.
+ * 'damaged-member' when the gzip member holding the end of the record failed its check.
  */
 async function checkRecordEnd(reader: ByteReader): Promise<'ok' | 'mismatch' | 'damaged-member'> {
   for (;;) {
-    const more = await reader.need(reader.available + 1);
     const window = reader.peek();
-    let at = 0;
-    while (at < window.length && (window[at] === 0x0d || window[at] === 0x0a)) at++;
-    if (at < window.length) {
-      if (window.length - at < WARC_MARK.length && more) continue;
-      if (!startsWithMark(window, at) && !startsWithMarkPrefix(window, at)) return 'mismatch';
+    const at = skipLineBreaks(window, 0);
+    if (!startsWithMarkPrefix(window, at)) return 'mismatch';
+    if (window.length - at >= WARC_MARK.length) {
       reader.skip(at);
       return 'ok';
     }
-    if (!more) {
+    if (!(await reader.need(window.length + 1))) {
+      // A gap right after the record's own bytes means its member failed (CRC); a gap after
+      // bytes of the next record belongs to that one.
+      if (reader.gap !== null && reader.gapIsPartial && at === window.length) return 'damaged-member';
       reader.skip(at);
-      if (reader.gap !== null && reader.gapIsPartial) return 'damaged-member';
       return 'ok';
     }
   }

@@ -1,0 +1,62 @@
+// Ingestion benchmark: documents per second and peak memory of `fundus ingest` end to end
+// (read, extract in the worker pool, analyse, index, commit) on ../shared/corpus.
+//   node_modules/.bin/node scripts/bench/ingest.ts [--types html,pdf,all] [--repeat N] [--json FILE]
+// Needs `npm run build` first. Prints a table; --json writes the figures.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const CORPUS = resolve(ROOT, '../shared/corpus');
+const { values } = parseArgs({ options: { types: { type: 'string', default: 'html,pdf,all' }, json: { type: 'string' }, repeat: { type: 'string', default: '1' } } });
+
+interface ManifestLine { path: string; url: string; fetched_at?: string; headers?: Record<string, string> }
+
+function manifestFor(type: string): { file: string; count: number } {
+  const lines = readFileSync(join(CORPUS, 'manifest.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as ManifestLine);
+  const chosen = type === 'all' ? lines : lines.filter((l) => l.path.startsWith(`${type}/`));
+  const dir = mkdtempSync(join(tmpdir(), 'fundus-bench-manifest-'));
+  const file = join(dir, 'manifest.jsonl');
+  writeFileSync(file, chosen.map((l) => JSON.stringify({ ...l, path: join(CORPUS, l.path) })).join('\n'));
+  return { file, count: chosen.length };
+}
+
+function peakRssOf(pid: number): number {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    return Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0) * 1024;
+  } catch {
+    return 0;
+  }
+}
+
+async function run(type: string) {
+  const { file, count } = manifestFor(type);
+  const data = mkdtempSync(join(tmpdir(), 'fundus-bench-ingest-'));
+  const started = performance.now();
+  const child = spawn(process.execPath, [join(ROOT, 'bin/fundus.js'), 'ingest', '--data', data, '--quiet', '--manifest', file], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let peak = 0;
+  const timer = setInterval(() => (peak = Math.max(peak, peakRssOf(child.pid!))), 50);
+  let out = '';
+  child.stdout.on('data', (c) => (out += c));
+  child.stderr.on('data', () => {});
+  const code = await new Promise<number | null>((r) => child.on('close', r));
+  clearInterval(timer);
+  const seconds = (performance.now() - started) / 1000;
+  if (code !== 0) throw new Error(`ingest failed (${code}): ${out}`);
+  return { type, documents: count, seconds: Number(seconds.toFixed(2)), docsPerSecond: Math.round(count / seconds), peakRssMiB: Math.round(peak / 1048576), summary: out.trim() };
+}
+
+const results = [];
+for (const type of values.types!.split(',')) {
+  for (let i = 0; i < Number(values.repeat); i++) results.push(await run(type));
+}
+const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
+console.log(`machine: ${machine}`);
+console.log('| input | documents | seconds | docs/s | peak RSS |');
+console.log('|---|---|---|---|---|');
+for (const r of results) console.log(`| ${r.type} | ${r.documents} | ${r.seconds} | ${r.docsPerSecond} | ${r.peakRssMiB} MiB |`);
+for (const r of results) console.log(`${r.type}: ${r.summary}`);
+if (values.json) writeFileSync(values.json, JSON.stringify({ machine, results }, null, 2));

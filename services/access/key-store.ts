@@ -39,7 +39,7 @@ export interface KeyStore {
   close(): Promise<void>;
 }
 
-export type KeyStoreErrorCode = 'INVALID_LIMIT' | 'INVALID_NAME' | 'NAME_TAKEN' | 'UNAVAILABLE';
+export type KeyStoreErrorCode = 'INVALID_LIMIT' | 'INVALID_NAME' | 'NAME_TAKEN' | 'NOT_FOUND' | 'UNAVAILABLE';
 
 /** Failures of key management the CLI and the admin panel show to the operator. */
 export class KeyStoreError extends Error {

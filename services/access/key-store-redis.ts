@@ -1,0 +1,222 @@
+import type { Redis } from 'ioredis';
+import { generateKey, isWellFormedKey, keyIdOf, hashKey, keyMatchesHash, PEPPER_BYTES, generatePepper } from './keys.ts';
+import {
+  type CreatedKey,
+  type KeyRecord,
+  type KeyStore,
+  KeyStoreError,
+  nameTaken,
+  newestFirst,
+  normaliseKeyLimit,
+  normaliseKeyName,
+  pickRecord,
+} from './key-store.ts';
+import { closeRedis } from './redis-client.ts';
+
+// The shared key store of a deployment. Every replica reads a key's record through a cache of at
+// most CACHE_MS, so a key created or revoked on one replica is seen by all within a second
+// (issue 4). While Redis is unreachable a replica keeps honouring records it read recently
+// (STALE_MS) instead of failing every keyed call; a key it never saw cannot be checked and fails.
+// The `{keys}` hash tag keeps all records in one slot, so the scripts stay atomic on a cluster too.
+
+const CACHE_MS = 500;
+const STALE_MS = 15 * 60_000;
+const NEGATIVE_CACHE_ENTRIES = 10_000;
+const PREFIX = 'fundus:{keys}:v1';
+const IDS = `${PREFIX}:ids`;
+const NAMES = `${PREFIX}:names`;
+const PEPPER = `${PREFIX}:pepper`;
+const recordKey = (id: string) => `${PREFIX}:rec:${id}`;
+
+const CREATE = `
+if redis.call('exists', KEYS[1]) == 1 then return -1 end
+if redis.call('hsetnx', KEYS[3], ARGV[2], ARGV[1]) == 0 then return 0 end
+redis.call('hset', KEYS[1], 'id', ARGV[1], 'name', ARGV[2], 'hash', ARGV[3], 'limit', ARGV[4], 'created_at', ARGV[5])
+redis.call('sadd', KEYS[2], ARGV[1])
+return 1`;
+const REVOKE = `
+if redis.call('exists', KEYS[1]) == 0 or redis.call('hexists', KEYS[1], 'revoked_at') == 1 then return 0 end
+redis.call('hset', KEYS[1], 'revoked_at', ARGV[2])
+local name = redis.call('hget', KEYS[1], 'name')
+if redis.call('hget', KEYS[2], name) == ARGV[1] then redis.call('hdel', KEYS[2], name) end
+return 1`;
+const SET_LIMIT = `
+if redis.call('exists', KEYS[1]) == 0 or redis.call('hexists', KEYS[1], 'revoked_at') == 1 then return 0 end
+redis.call('hset', KEYS[1], 'limit', ARGV[1])
+return 1`;
+const TOUCH = `
+if redis.call('exists', KEYS[1]) == 0 then return 0 end
+local last = redis.call('hget', KEYS[1], 'last_used_day')
+if last and last >= ARGV[1] then return 0 end
+redis.call('hset', KEYS[1], 'last_used_day', ARGV[1])
+return 1`;
+
+interface StoredRecord extends KeyRecord {
+  hash: string;
+}
+
+interface CacheEntry {
+  record: StoredRecord | null;
+  at: number;
+}
+
+function fromHash(hash: Record<string, string>): StoredRecord | null {
+  if (!hash.id || !hash.hash) return null;
+  return {
+    id: hash.id,
+    name: hash.name ?? '',
+    hash: hash.hash,
+    limit: hash.limit ?? '1/s',
+    createdAt: hash.created_at ?? '',
+    revokedAt: hash.revoked_at ?? null,
+    lastUsedDay: hash.last_used_day ?? null,
+  };
+}
+
+function publicRecord({ hash: _hash, ...record }: StoredRecord): KeyRecord {
+  return record;
+}
+
+export interface RedisKeyStoreOptions {
+  client: Redis;
+  /** Closes the client with the store (the CLI owns its client; a server shares one). */
+  ownsClient?: boolean;
+  now?: () => Date;
+  clock?: () => number;
+}
+
+export class RedisKeyStore implements KeyStore {
+  private readonly client: Redis;
+  private readonly ownsClient: boolean;
+  private readonly now: () => Date;
+  private readonly clock: () => number;
+  private readonly cache = new Map<string, CacheEntry>();
+  private pepper: Promise<Buffer> | null = null;
+
+  constructor(options: RedisKeyStoreOptions) {
+    this.client = options.client;
+    this.ownsClient = options.ownsClient ?? false;
+    this.now = options.now ?? (() => new Date());
+    this.clock = options.clock ?? Date.now;
+  }
+
+  /** The deployment-wide pepper: the first replica to need it creates it (SET NX), all others read it. */
+  private loadPepper(): Promise<Buffer> {
+    this.pepper ??= (async () => {
+      await this.client.set(PEPPER, generatePepper().toString('base64url'), 'NX');
+      const stored = await this.client.get(PEPPER);
+      const pepper = Buffer.from(stored ?? '', 'base64url');
+      if (pepper.length !== PEPPER_BYTES) throw new KeyStoreError('UNAVAILABLE', 'the key pepper in Redis is missing or damaged');
+      return pepper;
+    })().catch((error) => {
+      this.pepper = null;
+      throw error;
+    });
+    return this.pepper;
+  }
+
+  private async run<T>(action: () => Promise<T>): Promise<T> {
+    try {
+      return await action();
+    } catch (error) {
+      if (error instanceof KeyStoreError) throw error;
+      throw new KeyStoreError('UNAVAILABLE', 'the key store (Redis) is not reachable', { cause: error });
+    }
+  }
+
+  private async fetch(id: string): Promise<StoredRecord | null> {
+    const record = fromHash(await this.client.hgetall(recordKey(id)));
+    if (this.cache.size >= NEGATIVE_CACHE_ENTRIES) this.cache.clear();
+    this.cache.set(id, { record, at: this.clock() });
+    return record;
+  }
+
+  async create(input: { name: string; limit: string }): Promise<CreatedKey> {
+    const name = normaliseKeyName(input.name);
+    const limit = normaliseKeyLimit(input.limit);
+    const createdAt = this.now().toISOString();
+    return this.run(async () => {
+      const pepper = await this.loadPepper();
+      for (;;) {
+        const key = generateKey();
+        const id = keyIdOf(key);
+        const outcome = Number(await this.client.eval(CREATE, 3, recordKey(id), IDS, NAMES, id, name, hashKey(key, pepper), limit, createdAt));
+        if (outcome === -1) continue; // 48-bit id collision: draw again
+        if (outcome === 0) throw nameTaken(name);
+        this.cache.delete(id);
+        return { key, record: { id, name, limit, createdAt, revokedAt: null, lastUsedDay: null } };
+      }
+    });
+  }
+
+  async list(): Promise<KeyRecord[]> {
+    return this.run(async () => {
+      const ids = await this.client.smembers(IDS);
+      if (!ids.length) return [];
+      const pipeline = this.client.pipeline();
+      for (const id of ids) pipeline.hgetall(recordKey(id));
+      const results = (await pipeline.exec()) ?? [];
+      const records: KeyRecord[] = [];
+      for (const [error, hash] of results) {
+        if (error) throw error;
+        const record = fromHash(hash as Record<string, string>);
+        if (record) records.push(publicRecord(record));
+      }
+      return records.sort(newestFirst);
+    });
+  }
+
+  async verify(key: string): Promise<KeyRecord | null> {
+    if (!isWellFormedKey(key)) return null;
+    const id = keyIdOf(key);
+    const cached = this.cache.get(id);
+    let record: StoredRecord | null;
+    if (cached && this.clock() - cached.at < CACHE_MS) {
+      record = cached.record;
+    } else {
+      try {
+        record = await this.fetch(id);
+      } catch (error) {
+        if (!cached || this.clock() - cached.at > STALE_MS) throw new KeyStoreError('UNAVAILABLE', 'the key store (Redis) is not reachable', { cause: error });
+        record = cached.record;
+      }
+    }
+    if (!record || record.revokedAt) return null;
+    const pepper = await this.run(() => this.loadPepper());
+    return keyMatchesHash(key, record.hash, pepper) ? publicRecord(record) : null;
+  }
+
+  async find(idOrName: string): Promise<KeyRecord | null> {
+    return pickRecord(await this.list(), idOrName);
+  }
+
+  async revoke(id: string): Promise<boolean> {
+    const done = await this.run(() => this.client.eval(REVOKE, 2, recordKey(id), NAMES, id, this.now().toISOString()));
+    this.cache.delete(id);
+    return Number(done) === 1;
+  }
+
+  async setLimit(id: string, limit: string): Promise<boolean> {
+    const normalised = normaliseKeyLimit(limit);
+    const done = await this.run(() => this.client.eval(SET_LIMIT, 1, recordKey(id), normalised));
+    this.cache.delete(id);
+    return Number(done) === 1;
+  }
+
+  async touch(id: string, day: string): Promise<void> {
+    await this.run(() => this.client.eval(TOUCH, 1, recordKey(id), day));
+  }
+
+  async ping(): Promise<boolean> {
+    try {
+      return (await this.client.ping()) === 'PONG';
+    } catch {
+      return false;
+    }
+  }
+
+  async close(): Promise<void> {
+    this.cache.clear();
+    if (this.ownsClient) await closeRedis(this.client);
+  }
+}

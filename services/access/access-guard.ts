@@ -1,0 +1,166 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Config, RateLimit } from '../cli/config.ts';
+import { AppError } from '../core/errors.ts';
+import { ANONYMOUS_BUDGET, type Budgets, createMemoryBudgets, createRedisBudgets, keyBudget } from './budgets.ts';
+import type { GuardDecision, GuardRequest, Principal, RequestGuard } from './guard.ts';
+import { type KeyStore, KeyStoreError } from './key-store.ts';
+import { RedisKeyStore } from './key-store-redis.ts';
+import { openSqliteKeyStore } from './key-store-sqlite.ts';
+import { secretsEqual } from './keys.ts';
+import { parseKeyLimit } from './limits.ts';
+import type { AccessLog } from './log.ts';
+import { OriginPolicy, type OriginVerdict } from './origins.ts';
+import { createPublicGuard } from './public-guard.ts';
+import { closeRedis, connectRedis, createRedisClient } from './redis-client.ts';
+import { budgetHeaders, keyInvalid, originForbidden, rateLimited } from './refusals.ts';
+
+// The gateway's guard (spec sections 5, 7, 8; DESIGN.md section 5). Order of checks: key (401) ->
+// origin (403) -> budget (429). Whatever is wrong with a presented key, the answer is 401: a
+// request that carries credentials is never served as anonymous.
+
+export interface AccessGuardOptions {
+  config: { access: Pick<Config['access'], 'allowedOrigins' | 'anonymousLimit'>; admin: Pick<Config['admin'], 'token'> };
+  keyStore: KeyStore;
+  budgets: Budgets;
+  log: AccessLog;
+  /** Report ready while the key store is unreachable (Redis: the guard degrades instead of failing). */
+  readyWithoutStore?: boolean;
+  now?: () => Date;
+}
+
+const BEARER = /^Bearer +([!-~]+) *$/i;
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+export function createAccessGuard(options: AccessGuardOptions): RequestGuard {
+  const { keyStore, budgets, log } = options;
+  const origins = new OriginPolicy(options.config.access.allowedOrigins);
+  const adminToken = options.config.admin.token;
+  const anonymousLimit = options.config.access.anonymousLimit;
+  const now = options.now ?? (() => new Date());
+  const touchedOn = new Map<string, string>();
+
+  async function authenticate(headers: IncomingHttpHeaders, cors: Record<string, string>): Promise<{ principal: Principal; limit: RateLimit | 'unlimited' }> {
+    const authorization = headerValue(headers.authorization);
+    if (authorization === undefined) return { principal: { kind: 'anonymous' }, limit: anonymousLimit };
+    const token = BEARER.exec(authorization)?.[1];
+    if (!token) throw keyInvalid(cors);
+    // Admin tokens are never read keys (spec 5 rule 1), even if one happened to look like a key.
+    if (adminToken && secretsEqual(token, adminToken)) throw keyInvalid(cors);
+    let record;
+    try {
+      record = await keyStore.verify(token);
+    } catch (error) {
+      if (!(error instanceof KeyStoreError)) throw error;
+      log.warn({ component: 'access', reason: error.code }, 'project key could not be checked');
+      throw new AppError('INTERNAL', { message: 'Project keys cannot be checked right now; retry shortly', headers: { ...cors, 'retry-after': '1' }, cause: error });
+    }
+    const limit = record ? parseKeyLimit(record.limit) : null;
+    if (!record || !limit) throw keyInvalid(cors);
+    noteUse(record.id);
+    return { principal: { kind: 'key', keyId: record.id, name: record.name }, limit };
+  }
+
+  // The day of last use is written at most once a day per key and process, off the request path.
+  function noteUse(keyId: string): void {
+    const day = now().toISOString().slice(0, 10);
+    if (touchedOn.get(keyId) === day) return;
+    touchedOn.set(keyId, day);
+    keyStore.touch(keyId, day).catch(() => {
+      touchedOn.delete(keyId);
+      log.warn({ component: 'access' }, 'could not record the day of last key use');
+    });
+  }
+
+  function checkOrigin(verdict: OriginVerdict): void {
+    if (verdict.kind === 'forbidden') throw originForbidden();
+  }
+
+  return {
+    async admit(request: GuardRequest): Promise<GuardDecision> {
+      const verdict = origins.judge(request.headers);
+      const cors = origins.responseHeaders(verdict);
+      const { principal, limit } = await authenticate(request.headers, cors);
+      checkOrigin(verdict);
+      if (!request.consumesBudget || limit === 'unlimited') return { principal, headers: cors };
+      const budget = principal.kind === 'key' ? keyBudget(principal.keyId) : ANONYMOUS_BUDGET;
+      const outcome = await budgets.consume(budget, limit);
+      if (!outcome.admitted) throw rateLimited(outcome, cors);
+      return { principal, headers: { ...cors, ...budgetHeaders(outcome) } };
+    },
+
+    async preflight(request) {
+      const verdict = origins.judge(request.headers);
+      if (verdict.kind !== 'allowed') throw originForbidden();
+      return origins.preflightHeaders(verdict);
+    },
+
+    async ping() {
+      if (options.readyWithoutStore) return true;
+      const [store, budget] = await Promise.all([keyStore.ping(), budgets.ping()]);
+      return store && budget;
+    },
+
+    async close() {},
+  };
+}
+
+// Builds the access layer of one process from configuration (DESIGN.md section 5): Redis for keys
+// and budgets when REDIS_URL is set, else SQLite under the data dir and in-process budgets.
+
+export interface Access {
+  /** The gateway's guard: project keys, origins, anonymous and per-key budgets. */
+  guard: RequestGuard;
+  /** The public search endpoints' guard: origins and the global public budget, no keys. */
+  publicGuard: RequestGuard;
+  keyStore: KeyStore;
+  /** Closes the stores; closing both guards does the same. */
+  close(): Promise<void>;
+}
+
+export type AccessConfig = Pick<Config, 'dataDir' | 'access' | 'admin'>;
+
+/** How long start-up waits for Redis before serving from the in-process fallback. */
+const REDIS_STARTUP_WAIT_MS = 3000;
+
+export async function createAccess(config: AccessConfig, log: AccessLog): Promise<Access> {
+  let keyStore: KeyStore;
+  let budgets: Budgets;
+  let closeStores: () => Promise<void>;
+  const redisUrl = config.access.redisUrl;
+  if (redisUrl) {
+    const client = createRedisClient(redisUrl, log);
+    if (!(await connectRedis(client, REDIS_STARTUP_WAIT_MS))) log.warn({ component: 'access' }, 'redis not reachable at start-up: serving with in-process budgets until it is');
+    keyStore = new RedisKeyStore({ client });
+    budgets = createRedisBudgets({ client, fallbackShare: config.access.fallbackShare });
+    closeStores = () => closeRedis(client);
+  } else {
+    keyStore = openSqliteKeyStore(config.dataDir);
+    budgets = createMemoryBudgets();
+    closeStores = () => keyStore.close();
+  }
+
+  let closing: Promise<void> | null = null;
+  const close = () => (closing ??= closeStores());
+  let openGuards = 2;
+  const closeWithLastGuard = (guard: RequestGuard): RequestGuard => {
+    let closed = false;
+    return {
+      ...guard,
+      async close() {
+        if (!closed) openGuards -= 1;
+        closed = true;
+        if (openGuards === 0) await close();
+      },
+    };
+  };
+  const readyWithoutStore = Boolean(redisUrl);
+  return {
+    guard: closeWithLastGuard(createAccessGuard({ config, keyStore, budgets, log, readyWithoutStore })),
+    publicGuard: closeWithLastGuard(createPublicGuard({ config, budgets, readyWithoutStore })),
+    keyStore,
+    close,
+  };
+}

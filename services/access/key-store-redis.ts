@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { ChainableCommander, Redis } from 'ioredis';
 import { generateKey, isWellFormedKey, keyIdOf, hashKey, keyMatchesHash, PEPPER_BYTES, generatePepper } from './keys.ts';
 import {
   type CreatedKey,
@@ -21,7 +21,7 @@ import { closeRedis } from './redis-client.ts';
 
 const CACHE_MS = 500;
 const STALE_MS = 15 * 60_000;
-const NEGATIVE_CACHE_ENTRIES = 10_000;
+const CACHE_ENTRIES = 10_000; // unknown ids are cached too, so a flood of made-up keys cannot grow memory
 const PREFIX = 'fundus:{keys}:v1';
 const IDS = `${PREFIX}:ids`;
 const NAMES = `${PREFIX}:names`;
@@ -57,7 +57,20 @@ interface StoredRecord extends KeyRecord {
 
 interface CacheEntry {
   record: StoredRecord | null;
+  pepper: Buffer | null;
   at: number;
+}
+
+/** The replies of a pipeline, throwing its first error. */
+async function replies(pipeline: ChainableCommander): Promise<unknown[]> {
+  const results = (await pipeline.exec()) ?? [];
+  for (const [error] of results) if (error) throw error;
+  return results.map(([, reply]) => reply);
+}
+
+function pepperOf(stored: string | null): Buffer | null {
+  const pepper = Buffer.from(stored ?? '', 'base64url');
+  return pepper.length === PEPPER_BYTES ? pepper : null;
 }
 
 function fromHash(hash: Record<string, string>): StoredRecord | null {
@@ -91,7 +104,6 @@ export class RedisKeyStore implements KeyStore {
   private readonly now: () => Date;
   private readonly clock: () => number;
   private readonly cache = new Map<string, CacheEntry>();
-  private pepper: Promise<Buffer> | null = null;
 
   constructor(options: RedisKeyStoreOptions) {
     this.client = options.client;
@@ -100,19 +112,16 @@ export class RedisKeyStore implements KeyStore {
     this.clock = options.clock ?? Date.now;
   }
 
-  /** The deployment-wide pepper: the first replica to need it creates it (SET NX), all others read it. */
-  private loadPepper(): Promise<Buffer> {
-    this.pepper ??= (async () => {
-      await this.client.set(PEPPER, generatePepper().toString('base64url'), 'NX');
-      const stored = await this.client.get(PEPPER);
-      const pepper = Buffer.from(stored ?? '', 'base64url');
-      if (pepper.length !== PEPPER_BYTES) throw new KeyStoreError('UNAVAILABLE', 'the key pepper in Redis is missing or damaged');
-      return pepper;
-    })().catch((error) => {
-      this.pepper = null;
-      throw error;
-    });
-    return this.pepper;
+  /**
+   * The deployment-wide pepper: the first writer creates it (SET NX), everyone else reads it. It is
+   * read afresh with every record, never cached alone, so that all replicas agree even after Redis
+   * lost its data and a new pepper was drawn.
+   */
+  private async loadPepper(): Promise<Buffer> {
+    const [, stored] = await replies(this.client.pipeline().set(PEPPER, generatePepper().toString('base64url'), 'NX').get(PEPPER));
+    const pepper = pepperOf(stored as string | null);
+    if (!pepper) throw new KeyStoreError('UNAVAILABLE', 'the key pepper in Redis is damaged');
+    return pepper;
   }
 
   private async run<T>(action: () => Promise<T>): Promise<T> {
@@ -124,11 +133,14 @@ export class RedisKeyStore implements KeyStore {
     }
   }
 
-  private async fetch(id: string): Promise<StoredRecord | null> {
-    const record = fromHash(await this.client.hgetall(recordKey(id)));
-    if (this.cache.size >= NEGATIVE_CACHE_ENTRIES) this.cache.clear();
-    this.cache.set(id, { record, at: this.clock() });
-    return record;
+  private async fetch(id: string): Promise<CacheEntry> {
+    const [hash, stored] = await replies(this.client.pipeline().hgetall(recordKey(id)).get(PEPPER));
+    const record = fromHash(hash as Record<string, string>);
+    const pepper = pepperOf(stored as string | null);
+    const entry = { record: record && pepper ? record : null, pepper, at: this.clock() };
+    if (this.cache.size >= CACHE_ENTRIES) this.cache.clear();
+    this.cache.set(id, entry);
+    return entry;
   }
 
   async create(input: { name: string; limit: string }): Promise<CreatedKey> {
@@ -155,10 +167,8 @@ export class RedisKeyStore implements KeyStore {
       if (!ids.length) return [];
       const pipeline = this.client.pipeline();
       for (const id of ids) pipeline.hgetall(recordKey(id));
-      const results = (await pipeline.exec()) ?? [];
       const records: KeyRecord[] = [];
-      for (const [error, hash] of results) {
-        if (error) throw error;
+      for (const hash of await replies(pipeline)) {
         const record = fromHash(hash as Record<string, string>);
         if (record) records.push(publicRecord(record));
       }
@@ -169,20 +179,16 @@ export class RedisKeyStore implements KeyStore {
   async verify(key: string): Promise<KeyRecord | null> {
     if (!isWellFormedKey(key)) return null;
     const id = keyIdOf(key);
-    const cached = this.cache.get(id);
-    let record: StoredRecord | null;
-    if (cached && this.clock() - cached.at < CACHE_MS) {
-      record = cached.record;
-    } else {
+    let entry = this.cache.get(id);
+    if (!entry || this.clock() - entry.at >= CACHE_MS) {
       try {
-        record = await this.fetch(id);
+        entry = await this.fetch(id);
       } catch (error) {
-        if (!cached || this.clock() - cached.at > STALE_MS) throw new KeyStoreError('UNAVAILABLE', 'the key store (Redis) is not reachable', { cause: error });
-        record = cached.record;
+        if (!entry || this.clock() - entry.at > STALE_MS) throw new KeyStoreError('UNAVAILABLE', 'the key store (Redis) is not reachable', { cause: error });
       }
     }
-    if (!record || record.revokedAt) return null;
-    const pepper = await this.run(() => this.loadPepper());
+    const { record, pepper } = entry;
+    if (!record || !pepper || record.revokedAt) return null;
     return keyMatchesHash(key, record.hash, pepper) ? publicRecord(record) : null;
   }
 

@@ -42,9 +42,7 @@ export function emptySummary(): IngestSummary {
 }
 
 function reasonCode(error: unknown): string {
-  if (error && typeof error === 'object' && 'code' in error && typeof error.code === 'string') {
-    return `${error.code}: ${(error as Error).message}`;
-  }
+  if (error instanceof Error && 'code' in error && typeof error.code === 'string') return `${error.code}: ${error.message}`;
   return `EXTRACTION_FAILED: ${error instanceof Error ? error.message : String(error)}`;
 }
 

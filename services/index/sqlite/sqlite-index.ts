@@ -165,17 +165,21 @@ export class SqliteIndex implements DocumentIndex {
 
   searchSync(query: IndexQuery): IndexSearchResult {
     const match = buildMatch(query);
-    const ageFilter = query.minAgeDate ? 'AND d.age_date >= $minAge' : '';
-    const order = query.order === 'newest' ? 'd.age_date DESC NULLS LAST, d.seq DESC' : 'f.rank, d.seq';
     const params: Record<string, string | number> = { $match: match, $limit: query.limit + 1, $offset: query.offset };
     if (query.minAgeDate) params.$minAge = query.minAgeDate;
-    const rows = this.statement(
-      `SELECT d.* FROM documents_fts f JOIN documents d ON d.seq = f.rowid
-       WHERE documents_fts MATCH $match ${ageFilter} ORDER BY ${order} LIMIT $limit OFFSET $offset`,
-    ).all(params) as unknown as DocumentRow[];
+    // Rank and page on row ids only, then read the few documents of the page: sorting whole
+    // document rows (with their text) for every match would cost more than the ranking itself.
+    const needsDocuments = query.order === 'newest' || Boolean(query.minAgeDate);
+    const from = needsDocuments ? 'documents_fts f JOIN documents d ON d.seq = f.rowid' : 'documents_fts f';
+    const ageFilter = query.minAgeDate ? 'AND d.age_date >= $minAge' : '';
+    const order = query.order === 'newest' ? 'd.age_date DESC NULLS LAST, d.seq DESC' : 'f.rank, f.rowid';
+    const seqs = this.statement(
+      `SELECT f.rowid AS seq FROM ${from} WHERE documents_fts MATCH $match ${ageFilter} ORDER BY ${order} LIMIT $limit OFFSET $offset`,
+    ).all(params) as { seq: number }[];
+    const rows = this.documentsBySeq(seqs.slice(0, query.limit).map((row) => row.seq));
 
-    const hasMore = rows.length > query.limit;
-    const page = rows.slice(0, query.limit);
+    const hasMore = seqs.length > query.limit;
+    const page = rows;
     const exactSeqs = this.exactMatches(query, page);
     const hits: IndexHit[] = page.map((row) => ({
       document: toDocument(row),
@@ -190,6 +194,13 @@ export class SqliteIndex implements DocumentIndex {
     const proven = page.length ? query.offset + page.length + (hasMore ? 1 : 0) : 0;
     const total = Math.max(count, proven);
     return { hits, hasMore, total, totalRelation: complete ? 'eq' : 'gte' };
+  }
+
+  private documentsBySeq(seqs: number[]): DocumentRow[] {
+    if (seqs.length === 0) return [];
+    const rows = this.db.prepare(`SELECT * FROM documents WHERE seq IN (${seqs.map(() => '?').join(',')})`).all(...seqs) as unknown as DocumentRow[];
+    const bySeq = new Map(rows.map((row) => [row.seq, row]));
+    return seqs.map((seq) => bySeq.get(seq)!).filter(Boolean);
   }
 
   private exactMatches(query: IndexQuery, page: DocumentRow[]): Set<number> {

@@ -14,7 +14,7 @@ const TARGET = new URL('../../services/core/analysis/data/lexicon-words.ts', imp
 // Common nouns that this OpenThesaurus release lacks as single entries
 // (it has "Hauptstadt" but not "Stadt"). Our own addition, MIT like the project.
 const SUPPLEMENT_NOUNS = [
-  'Stadt', 'Zeile', 'Offizier', 'Spalte', 'Lasten', 'Gehälter', 'Eintrag', 'Pfad', 'Ordner', 'Knoten',
+  'Stadt', 'Zeile', 'Offizier', 'Spalte', 'Lasten', 'Gehälter', 'Eintrag', 'Pfad', 'Ordner', 'Knoten', 'Steller',
 ];
 
 // Kept out of the lexicon because as pieces of longer words they are almost
@@ -22,11 +22,11 @@ const SUPPLEMENT_NOUNS = [
 // and particles (Unter-nehmen), and rare or foreign short nouns that turn up
 // inside ordinary words (Regi-ster, Buch-stab-e, Mini-ster, Best-ehen).
 const NEVER_PARTS = new Set([
-  'schaft', 'lein', 'chen', 'ling', 'tum', 'heit', 'keit', 'ung', 'nis', 'ion', 'tion', 'ei', 'erei',
+  'schaft', 'lein', 'chen', 'ling', 'tum', 'heit', 'keit', 'ung', 'nis', 'ion', 'ionen', 'tion', 'ei', 'erei',
   'ab', 'an', 'auf', 'aus', 'bei', 'durch', 'ein', 'für', 'gegen', 'her', 'hin', 'hinter', 'mit', 'nach',
-  'neben', 'ober', 'über', 'um', 'unter', 'von', 'vor', 'wider', 'zu', 'zwischen', 'weg', 'fort', 'los',
+  'neben', 'ober', 'über', 'um', 'unter', 'von', 'vor', 'wider', 'zu', 'zwischen', 'fort', 'los',
   'the', 'and', 'man', 'ten', 'ster', 'tab', 'lag', 'gros', 'mini', 'reih', 'eigen', 'best', 'erst',
-  'hard', 'elle', 'ter', 'ren',
+  'hard', 'elle', 'ter', 'ren', 'hau', 'ische', 'männe', 'spezi', 'nike', 'assi', 'stent', 'papi', 'navi', 'ern', 'tung', 'nachen',
 ]);
 
 const LETTERS_ONLY = /^[a-zäöü]+$/;

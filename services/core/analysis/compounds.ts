@@ -9,12 +9,16 @@
 // - fewest parts wins (Bundestags|wahl, not Bund|es|tag|s|wahl); ties go to a
 //   linking s over an s-initial part (Arbeit|s|amt, not Arbeit|samt) and
 //   away from three-letter parts;
-// - a word that is itself in the lexicon is only split when the split is
-//   convincing (no three-letter modifier without a linking element), which
-//   keeps simple words like "Tabelle" (Tab|Elle) or "Programm" whole;
+// - three-letter parts are the usual source of junk splits, so in a word the
+//   lexicon knows whole (where a split competes with a simple reading),
+//   three-letter parts need a linking element: Bund|es|amt, but Tabelle is not
+//   Tab|Elle and Feiertag stays whole; Bau|gruppe is split as it is not listed;
+// - a few common adjectives may be modifiers (Groß|buchstabe, Neu|bau), and
+//   verb stems known by their nominalised infinitive (Schreib|tisch);
 // - only the head is split further (Oberlandesgericht → Landesgericht →
 //   Gericht); modifiers are not (Bundestagswahl does not yield "Tag").
-import { lexiconNouns } from './lexicon.ts';
+import { IS_NOUN, lexicon, PLUS_E, PLUS_EN, PLUS_N } from './lexicon.ts';
+import type { Lexicon } from './lexicon.ts';
 
 const MIN_PART = 3;
 const MIN_WORD = 2 * MIN_PART;
@@ -26,12 +30,44 @@ const LINKS = ['', 's', 'es', 'n', 'en', 'er', 'e', 'ens', 'ns'];
 const HEAD_ENDINGS = ['', 'e', 'en', 'n', 's', 'es', 'er', 'ern', 'ens', 'ns', 'nen', 'se', 'sen', 'ses'];
 /** Endings that come with an umlauted plural (Stadt/Städte, Haus/Häuser, Mutter/Mütter). */
 const UMLAUT_ENDINGS = new Set(['', 'e', 'en', 'n', 'er', 'ern']);
+const UMLAUT = /[äöü]/;
+
+/** Adjectives that often open a compound noun (written as the lexicon writes nouns: ß as ss). */
+const ADJECTIVE_MODIFIERS = new Set([
+  'gross', 'klein', 'hoch', 'tief', 'neu', 'alt', 'jung', 'fein', 'grob', 'lang', 'kurz', 'breit', 'voll',
+  'leer', 'frei', 'rot', 'blau', 'grün', 'gelb', 'schwarz', 'weiss', 'hell', 'dunkel', 'früh', 'spät',
+  'gesamt', 'sonder', 'eigen', 'privat', 'fremd', 'nieder', 'ober', 'mittel', 'erst', 'zweit', 'letzt',
+  'weiter',
+]);
+
+const LONGEST_ADJECTIVE_MODIFIER = Math.max(...[...ADJECTIVE_MODIFIERS].map((a) => a.length));
+
+/** Verb particles and prepositions: never a part on their own, never a verb stem (Rück|lage is not Rücken). */
+const PARTICLES = new Set([
+  'ab', 'an', 'auf', 'aus', 'bei', 'dar', 'durch', 'ein', 'empor', 'entgegen', 'fort', 'gegen', 'her', 'heraus',
+  'herein', 'hin', 'hinter', 'los', 'miss', 'mit', 'nach', 'neben', 'rück', 'über', 'um', 'unter', 'vor', 'voran',
+  'voraus', 'vorbei', 'weg', 'weiter', 'wider', 'wieder', 'zu', 'zurück', 'zusammen', 'zwischen', 'ver', 'zer',
+  'ent', 'emp', 'be', 'ge', 'er',
+]);
+/** Fallback heads (when the modifiers are unknown) must be this long: "Ware" in "Software" is not one. */
+const MIN_FALLBACK_HEAD = 5;
+const MIN_FALLBACK_PREFIX = 4;
 
 /** Words that are lexicalised as a whole; their parts would mislead ("Tag" in "Bundestag"). */
-const KEEP_WHOLE = new Set(['bundestag', 'landtag', 'reichstag', 'kreistag', 'parteitag', 'kirchentag', 'städtetag']);
+const KEEP_WHOLE = new Set(['buchstabe', 'bundestag', 'landtag', 'reichstag', 'kreistag', 'parteitag', 'kirchentag', 'städtetag']);
 
-interface Part { lemma: string; surface: string }
-interface Path { cost: number; parts: Part[] }
+/**
+ * Heads that are mostly a participle ending in disguise: "Reisende" is not
+ * Reis|Ende, but Wochen|ende and Jahr|es|ende are real, so they need a link.
+ */
+const NEEDS_LINK_BEFORE = new Set(['ende', 'enden']);
+/** Adjectives (-isch) and verbs (-ieren) are never noun compounds, even when capitalised. */
+const NOT_A_COMPOUND = /(?:isch(?:e|en|er|es|em)?|ieren|ierens)$/;
+
+/** A piece of a compound: `lemma` its lexicon form, `surface` as written (with its linking element). */
+export interface Part { lemma: string; surface: string; head?: boolean }
+/** `linked`: the last modifier ends in a linking element. */
+interface Path { cost: number; parts: Part[]; linked: boolean }
 
 /** The umlauted vowel of the last a/o/u/au turned back: städt → stadt, häus → haus. */
 function withoutLastUmlaut(word: string): string | undefined {
@@ -42,13 +78,17 @@ function withoutLastUmlaut(word: string): string | undefined {
 }
 
 /** The lexicon noun that an inflected head stands for, if any. */
-export function headLemma(head: string, nouns: ReadonlySet<string>): string | undefined {
+export function headLemma(head: string, nouns: Lexicon): string | undefined {
+  // Every candidate base keeps at least all but the last three letters.
+  const hasUmlaut = UMLAUT.test(head);
+  const shortest = head.slice(0, Math.min(6, Math.max(MIN_PART, head.length - 3)));
+  if (!hasUmlaut && !nouns.mayStart(shortest)) return undefined;
   for (const ending of HEAD_ENDINGS) {
     if (!head.endsWith(ending)) continue;
     const base = head.slice(0, head.length - ending.length);
     if (base.length < MIN_PART) continue;
     if (nouns.has(base)) return base;
-    if (UMLAUT_ENDINGS.has(ending)) {
+    if (hasUmlaut && UMLAUT_ENDINGS.has(ending)) {
       const plain = withoutLastUmlaut(base);
       if (plain !== undefined && nouns.has(plain)) return plain;
     }
@@ -59,7 +99,11 @@ export function headLemma(head: string, nouns: ReadonlySet<string>): string | un
 function partCost(lemma: string, link: string): number {
   let cost = 1;
   if (lemma.length <= MIN_PART) cost += 0.2;
+  // A linking s beats an s-initial short part (Arbeit|s|amt, not Arbeit|samt),
+  // but not a long one (Antrag|steller, not Antrag|s|teller).
   if (link === 's' || link === 'es') cost -= 0.3;
+  else if (link !== '') cost += 0.05; // Papier|form, not Papi|er|form
+  if (lemma.startsWith('s') && lemma.length >= 6) cost -= 0.35;
   return cost;
 }
 
@@ -70,41 +114,59 @@ function partCost(lemma: string, link: string): number {
  */
 export function splitCompound(word: string): Part[] | undefined {
   const n = word.length;
-  if (n < MIN_WORD || KEEP_WHOLE.has(word)) return undefined;
-  const nouns = lexiconNouns();
+  if (n < MIN_WORD || KEEP_WHOLE.has(word) || NOT_A_COMPOUND.test(word)) return undefined;
+  const nouns = lexicon();
   const wholeIsNoun = headLemma(word, nouns) !== undefined;
 
   // reach[i]: cheapest chain of modifiers (with their links) covering word[0, i).
   const reach: (Path | undefined)[] = new Array(n + 1);
-  reach[0] = { cost: 0, parts: [] };
+  reach[0] = { cost: 0, parts: [], linked: false };
   const relax = (to: number, from: Path, part: Part, link: string): void => {
     const cost = from.cost + partCost(part.lemma, link);
     const current = reach[to];
-    if (current === undefined || cost < current.cost) reach[to] = { cost, parts: [...from.parts, part] };
+    if (current === undefined || cost < current.cost) reach[to] = { cost, parts: [...from.parts, part], linked: link !== '' };
   };
 
+  const hasUmlaut = UMLAUT.test(word);
+  const linkRoom = (link: string, end: number): boolean => word.startsWith(link, end) && end + link.length <= n - MIN_PART;
   for (let start = 0; start <= n - 2 * MIN_PART; start++) {
     const from = reach[start];
     if (from === undefined) continue;
     for (let end = start + MIN_PART; end <= n - MIN_PART; end++) {
       const stem = word.slice(start, end);
-      if (nouns.has(stem)) {
+      // No noun (nor umlaut-free plural stem, nor adjective) starts like this: nor will a longer one.
+      const known = nouns.mayStart(stem) || (hasUmlaut && nouns.mayStart(withoutLastUmlaut(stem) ?? stem));
+      if (!known && !(start === 0 && end <= LONGEST_ADJECTIVE_MODIFIER)) break;
+      // Short modifiers without a linking element only in words the lexicon does not know whole.
+      const shortBare = stem.length <= MIN_PART && wholeIsNoun;
+      const flags = nouns.flags(stem);
+      if (flags & IS_NOUN) {
         for (const link of LINKS) {
-          if (!word.startsWith(link, end) || end + link.length > n - MIN_PART) continue;
-          if (wholeIsNoun && stem.length <= MIN_PART && link === '') continue;
+          if (!linkRoom(link, end) || (shortBare && link === '')) continue;
           relax(end + link.length, from, { lemma: stem, surface: word.slice(start, end + link.length) }, link);
         }
-      } else if (nouns.has(stem + 'e') && !(wholeIsNoun && stem.length <= MIN_PART)) {
-        // Schul|buch, Sprach|wissenschaft: the modifier drops its final -e.
-        relax(end, from, { lemma: stem + 'e', surface: stem }, '');
+        continue;
+      }
+      if (start === 0 && ADJECTIVE_MODIFIERS.has(stem)) {
+        relax(end, from, { lemma: stem, surface: stem }, '');
+        continue;
+      }
+      if (stem.length <= MIN_PART) continue;
+      if (flags & PLUS_E) {
+        // Schul|buch, Hilf|s|mittel: the modifier drops its final -e.
+        for (const link of ['', 's']) {
+          if (linkRoom(link, end)) relax(end + link.length, from, { lemma: stem + 'e', surface: word.slice(start, end + link.length) }, link);
+        }
+      } else if (flags & (PLUS_EN | PLUS_N) && !PARTICLES.has(stem)) {
+        // Verb stems and plural-only nouns, known by their noun in -(e)n:
+        // Schreib|tisch (das Schreiben), Melde|pflicht, Finanz|amt (Finanzen).
+        relax(end, from, { lemma: flags & PLUS_EN ? stem + 'en' : stem + 'n', surface: stem }, '');
       }
       // Bücher|regal, Städte|bau, Länder|spiel: an umlauted plural as modifier.
-      const plain = withoutLastUmlaut(stem);
+      const plain = hasUmlaut ? withoutLastUmlaut(stem) : undefined;
       if (plain !== undefined && nouns.has(plain)) {
         for (const link of ['er', 'e']) {
-          if (word.startsWith(link, end) && end + link.length <= n - MIN_PART) {
-            relax(end + link.length, from, { lemma: plain, surface: word.slice(start, end + link.length) }, link);
-          }
+          if (linkRoom(link, end)) relax(end + link.length, from, { lemma: plain, surface: word.slice(start, end + link.length) }, link);
         }
       }
     }
@@ -117,10 +179,28 @@ export function splitCompound(word: string): Part[] | undefined {
     const surface = word.slice(start);
     const lemma = headLemma(surface, nouns);
     if (lemma === undefined) continue;
+    if (!from.linked && ((wholeIsNoun && lemma.length <= MIN_PART) || NEEDS_LINK_BEFORE.has(lemma))) continue;
     const cost = from.cost + partCost(lemma, '');
-    if (best === undefined || cost < best.cost) best = { cost, parts: [...from.parts, { lemma, surface }] };
+    if (best === undefined || cost < best.cost) best = { cost, parts: [...from.parts, { lemma, surface, head: true }], linked: false };
   }
-  return best?.parts;
+  return best?.parts ?? (wholeIsNoun ? undefined : fallbackHead(word, nouns));
+}
+
+/**
+ * For a word the lexicon does not know and cannot fully split (an unknown
+ * modifier: "Verbraucherschlichtungsstelle"), the longest known head still
+ * says what the word is about. Only long heads after a long prefix that is
+ * not a particle: "Einstellung" does not yield "Stellung".
+ */
+function fallbackHead(word: string, nouns: Lexicon): Part[] | undefined {
+  for (let start = MIN_FALLBACK_PREFIX; start <= word.length - MIN_FALLBACK_HEAD; start++) {
+    const prefix = word.slice(0, start);
+    if (PARTICLES.has(prefix) || !/[aeiouyäöü]/.test(prefix)) continue;
+    const surface = word.slice(start);
+    const lemma = headLemma(surface, nouns);
+    if (lemma !== undefined && lemma.length >= MIN_FALLBACK_HEAD && !NEEDS_LINK_BEFORE.has(lemma)) return [{ lemma, surface, head: true }];
+  }
+  return undefined;
 }
 
 /**

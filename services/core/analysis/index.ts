@@ -1,25 +1,127 @@
-// PLACEHOLDER — replaced by the German analysis module (owner: analysis helper).
-export interface Token { word: string; start: number; end: number }
+// German text analysis for the index (SQLite FTS5, Typesense) and for queries.
+//
+// Every word is indexed twice: its `exact` form (folded surface) in one
+// column, its `bases` (stem after umlaut folding, plus the stems of its
+// compound parts) in another. A query term matches when its exact form
+// equals a document word's exact form, or one of its bases is among a
+// document word's bases. See DESIGN.md §4.
+//
+// Query terms contain only Unicode letters and digits, so FTS-special input
+// (quotes, *, ^, parentheses, NEAR/AND/OR written as operators) cannot reach
+// the index as syntax: punctuation is dropped, and words are lowercased
+// (FTS5 keywords are uppercase only). A query of punctuation alone yields [].
+import { baseForm } from './base-form.ts';
+import { compoundParts } from './compounds.ts';
+import { foldExact, foldForStemming, restoreUmlauts } from './fold.ts';
+import { cleanWord, GROUP_PATTERN, isComplexGroup, joinedForms, scanGroups, splitGroup, tokenize } from './tokenize.ts';
+import type { Segment } from './tokenize.ts';
+
+export type { Token } from './tokenize.ts';
+export { foldExact, tokenize };
+
 export interface AnalyzedWord { exact: string; bases: string[] }
 export interface AnalyzedText { exact: string; base: string }
 export interface QueryTerm { text: string; exact: string; bases: string[] }
 
-export function* tokenize(text: string): Generator<Token> {
-  for (const m of text.matchAll(/[\p{L}\p{N}]+/gu)) yield { word: m[0], start: m.index!, end: m.index! + m[0].length };
+interface CachedWord { exact: string; bases: readonly string[]; basesText: string }
+
+// Word analyses are pure functions of the surface word; running text repeats
+// words heavily, so a bounded cache keeps ingestion fast.
+const CACHE_LIMIT = 100_000;
+const cache = new Map<string, CachedWord>();
+const EMPTY: CachedWord = { exact: '', bases: [], basesText: '' };
+
+function analyzeCached(word: string): CachedWord {
+  const hit = cache.get(word);
+  if (hit !== undefined) return hit;
+  const result = computeWord(word);
+  if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value as string);
+  cache.set(word, result);
+  return result;
 }
-export function foldExact(word: string): string {
-  return word.toLowerCase().replace(/ß/g, 'ss').replace(/ä/g, 'ae').replace(/ö/g, 'oe').replace(/ü/g, 'ue');
+
+function computeWord(word: string): CachedWord {
+  const clean = cleanWord(word);
+  const exact = foldExact(clean);
+  if (!exact) return EMPTY;
+  const lower = foldForStemming(clean);
+  const bases = new Set([baseForm(lower)]);
+  for (const part of compoundParts(lower)) {
+    // Modifiers by their lemma (Bücher|regal → buch); a head also as written,
+    // so that its inflection is stemmed the way a query is (Studentinnen).
+    bases.add(baseForm(part.lemma));
+    if (part.head) bases.add(baseForm(part.surface));
+  }
+  const list = [...bases];
+  return { exact, bases: list, basesText: list.join(' ') };
 }
+
+/** Index-side analysis of one surface word: exact form, base form and compound-part bases. */
 export function analyzeWord(word: string): AnalyzedWord {
-  const exact = foldExact(word);
-  return { exact, bases: [exact.replace(/(en|er|e|es|s|n)$/, '')] };
+  const { exact, bases } = analyzeCached(word);
+  return { exact, bases: [...bases] };
 }
+
+/** The two token streams of a text, space-separated, for the exact and the base column. */
 export function analyzeForIndex(text: string): AnalyzedText {
-  const exact: string[] = [];
-  const base: string[] = [];
-  for (const t of tokenize(text)) { const a = analyzeWord(t.word); exact.push(a.exact); base.push(...a.bases); }
-  return { exact: exact.join(' '), base: base.join(' ') };
+  let exact = '';
+  let base = '';
+  const add = (word: string): void => {
+    const analysis = analyzeCached(word);
+    if (!analysis.exact) return;
+    if (exact) {
+      exact += ' ';
+      base += ' ';
+    }
+    exact += analysis.exact;
+    base += analysis.basesText;
+  };
+  scanGroups(text, (start, end, maybeComplex) => {
+    const raw = text.slice(start, end);
+    if (!maybeComplex || !isComplexGroup(raw)) {
+      add(raw);
+      return;
+    }
+    const segments = splitGroup(raw, start);
+    for (const segment of segments) add(segment.word);
+    for (const join of joinedForms(segments)) add(join.word);
+  });
+  return { exact, base };
 }
+
+/** Query words of a group: split at hyphens (one term per part), joined across apostrophes (geht's). */
+function queryWords(segments: readonly Segment[]): string[] {
+  const words: string[] = [];
+  for (const segment of segments) {
+    if (segment.joiner === 'apostrophe' && words.length > 0) words[words.length - 1] += segment.word;
+    else words.push(segment.word);
+  }
+  return words;
+}
+
+/**
+ * One term per query word. `bases` are alternative base keys of the whole
+ * word: its stem, and for a word written with ae/oe/ue the stem of the
+ * umlaut reading (Mueller → Müller). No compound parts here: a query for
+ * "Bundestagswahl" must not match a text that only says "Wahl". Repeated
+ * words give one term.
+ */
 export function analyzeQuery(q: string): QueryTerm[] {
-  return [...tokenize(q)].map((t) => ({ text: t.word, ...analyzeWord(t.word) }));
+  const terms: QueryTerm[] = [];
+  const seen = new Set<string>();
+  for (const match of q.matchAll(GROUP_PATTERN)) {
+    const raw = match[0];
+    const words = isComplexGroup(raw) ? queryWords(splitGroup(raw, match.index)) : [cleanWord(raw)];
+    for (const text of words) {
+      const exact = foldExact(text);
+      if (!exact || seen.has(exact)) continue;
+      seen.add(exact);
+      const lower = foldForStemming(text);
+      const bases = new Set([baseForm(lower)]);
+      const umlautReading = restoreUmlauts(lower);
+      if (umlautReading !== lower) bases.add(baseForm(umlautReading));
+      terms.push({ text, exact, bases: [...bases] });
+    }
+  }
+  return terms;
 }

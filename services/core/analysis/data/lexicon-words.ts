@@ -345,7 +345,6 @@ abrasionsküste
 abrasivmittel
 abraum
 abraumhalde
-abraxas
 abrechnung
 abrechnungsmaschine
 abrechnungsperiode
@@ -369,7 +368,6 @@ abrufkredit
 abrundung
 abrundungsfunktion
 abrüstung
-abrüstungsforschung
 abs
 absacker
 absage
@@ -438,7 +436,6 @@ abseits
 abseitsposition
 abseitsstellung
 absence
-absencen
 absenden
 absendung
 absenker
@@ -452,7 +449,6 @@ absichten
 absichtlichkeit
 absichtserklärung
 absichtssatz
-absiedelungen
 absinth
 absinthe
 absolutbetrag
@@ -463,7 +459,6 @@ absolutist
 absolutrot
 absolutskala
 absolutwert
-absolvent
 absonderlichkeit
 absonderung
 absonderungsgefüge
@@ -525,7 +520,6 @@ abstreifer
 abstreifgummi
 abstreitbarkeit
 abstrich
-abstriche
 abstrusität
 abstufung
 absturz
@@ -537,7 +531,6 @@ abszess
 abszessbildung
 abszisse
 abszissenachse
-absätze
 abtaster
 abtastfrequenz
 abtastrate
@@ -556,7 +549,6 @@ abtreibung
 abtreibungsgegner
 abtrennbarkeit
 abtrennung
-abtreten
 abtrift
 abtritt
 abtrockentuch
@@ -564,7 +556,6 @@ abtrünniger
 abtrünnigkeit
 abtsstab
 abtönungspartikel
-abu
 abugida
 abuja
 abundanz
@@ -635,10 +626,7 @@ abänderungsantrag
 acanthosis
 acarodermatitis
 accelerometer
-accent
-access
 accessoire
-accipiter
 account
 accra
 accumulatio
@@ -648,7 +636,6 @@ acetylcystein
 acetylen
 acetylsalicylsäure
 ach
-achillea
 achillesferse
 achluophobie
 achondroplasie
@@ -703,9 +690,6 @@ ackerschnacker
 ackerschnecke
 ackerwertzahl
 ackerzahl
-acne
-aconitum
-acrodermatitis
 acrylglas
 act
 actioner
@@ -780,7 +764,6 @@ adjustierung
 adjutant
 adlatus
 adler
-adleraugen
 adlergebirge
 adlerhaxe
 adlerhorst
@@ -795,7 +778,6 @@ adnexitis
 adoleszent
 adoleszenz
 adolfhitlerkanal
-adonai
 adonis
 adonisröschen
 adoptivsohn
@@ -849,7 +831,6 @@ aerogengas
 aerologie
 aerometer
 aeronausiphobie
-aeronautics
 aeronautik
 aerophagie
 aerophon
@@ -914,7 +895,6 @@ after
 afterbusinessclub
 afterfühler
 afterraife
-afters
 aftersales
 aftershave
 aftershavelotion
@@ -933,7 +913,6 @@ agentendienst
 agententätigkeit
 agentur
 agenturtheorie
-ager
 agglomerat
 agglomeration
 agglomerationsgürtel
@@ -1027,7 +1006,6 @@ ailurophobie
 ain
 air
 airbag
-airbus
 airglow
 airlift
 airline
@@ -1190,13 +1168,11 @@ alarm
 alarmbereitschaft
 alarmblinkanlage
 alarmglocke
-alarmglocken
 alarmismus
 alarmruf
 alarmsignal
 alarmstimmung
 alarmzustands
-alauda
 alaunschiefer
 alaunstift
 alb
@@ -1220,10 +1196,7 @@ albulalinie
 album
 albumin
 albus
-alcedo
-alces
 alchemie
-alchemilla
 alchemist
 alchimie
 alchimist
@@ -1247,7 +1220,6 @@ alexandrien
 alexithymie
 alfalfa
 alföldlinearkeramik
-alg
 algebra
 algenforscher
 algenkunde
@@ -1303,7 +1275,6 @@ alkoholvergiftung
 alkor
 alkotest
 all
-allah
 allaussöhnung
 allee
 allegorese
@@ -1328,7 +1299,6 @@ allerheiligen
 allerlei
 allerletzte
 allerneueste
-allernotwendigsten
 allerweltsbaum
 allerweltsheil
 allerwertester
@@ -1346,12 +1316,10 @@ allgemeingültigkeit
 allgemeinheit
 allgemeinmediziner
 allgemeinplatz
-allgemeinsames
 allgemeinwohl
 allheilmittel
 allherrscher
 allianz
-allianzvertrag
 alligator
 alliteration
 allmacht
@@ -1370,7 +1338,6 @@ allokationstheorie
 allopathie
 allophon
 allosom
-allotria
 allozierung
 allparteienregierung
 allpass
@@ -1438,7 +1405,6 @@ alpentroddelblume
 alpha
 alphabet
 alphabetisierung
-alphabets
 alphabetschrift
 alphabettafel
 alphafaktor
@@ -1460,7 +1426,6 @@ alpöhi
 alraun
 alraune
 alraunwurzel
-als
 alsem
 alster
 alsterwasser
@@ -1562,7 +1527,6 @@ altjahrstag
 altjahrswoche
 altkanarier
 altkanzler
-altkatholischen
 altkleidersammlung
 altkunde
 altlastensanierung
@@ -1674,7 +1638,6 @@ amniontier
 amniota
 amniotischesbandsyndrom
 amniozentese
-amok
 amontons
 amor
 amoriter
@@ -1817,7 +1780,6 @@ anbotfrist
 anbotsfrist
 anbruch
 anciennitätsliste
-and
 andacht
 andachtsbild
 andachtsgebäude
@@ -1834,7 +1796,6 @@ andenken
 andenklippenvogel
 andenpakt
 andentanne
-andere
 anderkonto
 andersartigkeit
 andersdenkender
@@ -1934,7 +1895,6 @@ angedenkens
 angedeutetes
 angehörige
 angehöriger
-angeklagten
 angeklagter
 angel
 angelegenheit
@@ -1969,7 +1929,6 @@ angiodynographie
 angiohämophilie
 angiologie
 angiomatose
-angiomatosis
 angioplastie
 angiospasmus
 angiospermen
@@ -1984,7 +1943,6 @@ angola
 angreifer
 angrenzer
 angriff
-angriffen
 angriffslust
 angriffspunkt
 angst
@@ -1997,7 +1955,6 @@ angströhre
 angststörung
 angsttraum
 angstzustände
-angulus
 angusskanal
 angussverteiler
 anhaftungskraft
@@ -2144,7 +2101,6 @@ annäherungslinie
 annäherungsschalter
 annäherungsverfahren
 annäherungsversuch
-annäherungsversuche
 anode
 anoderm
 anomalie
@@ -2155,7 +2111,6 @@ anopsie
 anorak
 anordnung
 anorektikum
-anorexia
 anorexie
 anorganik
 anorgasmie
@@ -2185,7 +2140,6 @@ anregungsmittel
 anreicherung
 anreisser
 anreiz
-anreize
 anrichte
 anruf
 anrufbeantworter
@@ -2286,7 +2240,6 @@ anstand
 anstandsbesuch
 anstandsdame
 anstandsregel
-anstandsregeln
 anstandswauwau
 anstecker
 ansteckplakette
@@ -2471,7 +2424,6 @@ anwaltsbüro
 anwaltserfordernis
 anwaltsfirma
 anwaltskanzlei
-anwaltspraxis
 anwaltszwang
 anwandelung
 anwandlung
@@ -2538,7 +2490,6 @@ anämie
 anästhesie
 anästhesiologe
 anästhesiologie
-anästhesiometer
 anästhesist
 anästhetikum
 aorta
@@ -2567,7 +2518,6 @@ apfelmost
 apfelmus
 apfelmännchen
 apfelperlwein
-apfelsaft
 apfelsaftschorle
 apfelschaumwein
 apfelschorle
@@ -2598,7 +2548,6 @@ apologet
 apologetik
 apologie
 apona
-aponeurosis
 apoopa
 apophonie
 apophthegma
@@ -2620,7 +2569,6 @@ apparate
 apparatschik
 apparatur
 apparaturen
-apparatus
 apparillo
 appartement
 appeal
@@ -2686,13 +2634,11 @@ arachnoid
 arachnophobie
 arak
 ararathochland
-araucaria
 araukarie
 arawak
 arawaken
 arbe
 arbeit
-arbeiten
 arbeitender
 arbeiter
 arbeiteraufstand
@@ -2855,8 +2801,6 @@ archivale
 archivalien
 archivar
 archivbombe
-archive
-archiven
 archivgut
 archivierungsprogramm
 archivmaterial
@@ -2888,7 +2832,6 @@ argonnen
 argot
 argument
 argumentation
-argumente
 argusrohr
 argusschmidtrohr
 argwohn
@@ -2963,7 +2906,6 @@ arrivierter
 arroganz
 arrondierung
 arsch
-arschbacken
 arschbombe
 arschfick
 arschgeige
@@ -2971,7 +2913,6 @@ arschgesicht
 arschgeweih
 arschkarte
 arschkriecher
-arschlecken
 arschloch
 arschtritt
 arsenal
@@ -2981,7 +2922,6 @@ artbestand
 artefakt
 artefakthandlung
 artemis
-artemisia
 arten
 artendiversität
 artenreichtum
@@ -3082,10 +3022,8 @@ askontierung
 asmara
 asoziale
 asozialer
-asparagus
 aspe
 aspekt
-aspekten
 asphalt
 aspik
 aspirant
@@ -3104,7 +3042,6 @@ assemblersprache
 asservat
 assessor
 asset
-assi
 assimilation
 assimilierung
 assistent
@@ -3201,7 +3138,6 @@ atherom
 athetose
 athlet
 atlant
-atlantic
 atlantik
 atlas
 atlatl
@@ -3309,7 +3245,6 @@ auditorium
 aue
 auerochs
 auerochse
-auf
 aufarbeitung
 aufatmen
 aufbau
@@ -3360,7 +3295,6 @@ aufforderungsform
 aufforstung
 auffälligkeit
 aufführung
-auffüllung
 aufgabe
 aufgaben
 aufgabenbereich
@@ -3601,7 +3535,6 @@ augenlicht
 augenlid
 augenlidentzündung
 augenmass
-augenmerk
 augenmotilität
 augenprothese
 augenprüfer
@@ -3644,12 +3577,10 @@ aula
 aulner
 aupairmädchen
 aura
-auracaria
 aureole
 aurikel
 aurora
 aurum
-aus
 ausarbeitung
 ausatmung
 ausbalanciertheit
@@ -3719,7 +3650,6 @@ ausflucht
 ausflug
 ausfluss
 ausflussöffnung
-ausflüchte
 ausformulierung
 ausformung
 ausfuhr
@@ -3728,7 +3658,6 @@ ausfuhrbescheinigung
 ausfuhrgenehmigung
 ausfuhrverbot
 ausfuhrversicherung
-ausfälle
 ausfällen
 ausfällung
 ausführer
@@ -3750,7 +3679,6 @@ ausgangsebene
 ausgangsfarbe
 ausgangslage
 ausgangsmaterial
-ausgangsposition
 ausgangspunkt
 ausgangssituation
 ausgangssperre
@@ -3814,7 +3742,6 @@ auskehrer
 auskehrung
 auskenner
 ausklang
-auskommen
 auskulator
 auskultant
 auskultation
@@ -3872,7 +3799,6 @@ auslöser
 auslösezählrohr
 auslösung
 ausmass
-ausmassen
 ausmerzen
 ausmerzung
 ausnahm
@@ -4242,7 +4168,6 @@ autökologie
 auxiliarverb
 auxologie
 avalanchedurchbruch
-avancen
 avantcorps
 avantgarde
 avantgardist
@@ -4371,7 +4296,6 @@ backware
 backwaren
 backwerk
 bad
-bade
 badeanstalt
 badebekleidung
 badehaube
@@ -4465,7 +4389,6 @@ bajuware
 bakschisch
 bakshish
 bakterie
-bakterien
 bakterienangst
 bakterienruhr
 bakteriophage
@@ -4707,7 +4630,6 @@ bartender
 barterhandel
 barthaar
 barthaare
-barthel
 bartholinpatausyndrom
 bartholomäus
 bartholomäusnacht
@@ -4766,7 +4688,6 @@ bassgitarrist
 bassin
 bassist
 basslautsprecher
-basso
 basstrommel
 bastakanzler
 bastard
@@ -4956,7 +4877,6 @@ bazillus
 bazooka
 beachtung
 beamer
-beamte
 beamtenapparat
 beamtendeutsch
 beamter
@@ -4994,7 +4914,6 @@ beckernävus
 beckmesser
 beckmesserei
 becs
-bed
 bedacht
 bedachtsamkeit
 bedachung
@@ -5052,7 +4971,6 @@ bedürfnis
 bedürfnisanstalt
 bedürftiger
 beefsteak
-beeilung
 beeinflussung
 beeinträchtigung
 beelzebub
@@ -5135,7 +5053,6 @@ begeisterungssturm
 begeisterungsstürme
 begierde
 beginn
-beginner
 beglaubigung
 beglaubigungsschreiben
 begleitagentur
@@ -5211,7 +5128,6 @@ behandlungsweise
 beharrlichkeit
 beharrungstendenz
 behauptung
-behauptungen
 behausung
 behebung
 behelfsbau
@@ -5318,7 +5234,6 @@ beitragsservice
 beitragszahlung
 beitritt
 beitrittsgebiet
-beiträgen
 beiwagen
 beiwerk
 beiwert
@@ -5404,12 +5319,10 @@ belichtung
 belieben
 beliebigkeit
 beliebtheit
-beliebtheitsskala
 belieferung
 belize
 bellen
 belletristik
-bellis
 bellizismus
 bellizist
 belobigung
@@ -5437,7 +5350,6 @@ benachteiligung
 benamsung
 benamung
 benchmarking
-benedikt
 benefit
 benefits
 benefiz
@@ -5488,7 +5400,6 @@ beobachtbarkeit
 beobachter
 beobachtung
 beobachtungen
-beobachtungsposten
 beobachtungsstation
 beobachtungsstelle
 beobachtungsturm
@@ -5628,7 +5539,6 @@ berufsanfänger
 berufsausbildung
 berufsausbildungssystem
 berufsbeamtengesetz
-berufsbeamtentums
 berufsbildung
 berufsbildungsreife
 berufsdetektiv
@@ -5662,7 +5572,6 @@ berufsverkehr
 berufsweg
 berufung
 berufungsgericht
-beruhige
 beruhigung
 beruhigungsmittel
 beryllium
@@ -5750,7 +5659,6 @@ besenbeiz
 besenheide
 besenkammer
 besenkorn
-besenstiel
 besessenheit
 besetzung
 besicht
@@ -5760,7 +5668,6 @@ besiedelung
 besiedler
 besiedlung
 besinnlichkeit
-besinnnung
 besinnung
 besinnungslosigkeit
 besitz
@@ -5774,7 +5681,6 @@ besitzung
 besnier
 besoffener
 besoldung
-besondere
 besonderen
 besonderes
 besonderheit
@@ -5787,7 +5693,6 @@ bespitzelung
 besprecher
 besprechung
 besprechungsprotokoll
-bessel
 besselellipsoid
 besserstellung
 besserung
@@ -5798,7 +5703,6 @@ besserverdienender
 besserverdiener
 besserwessi
 besserwisser
-best
 bestand
 bestandgabe
 bestandgeber
@@ -5969,7 +5873,6 @@ bettag
 bettbeziehung
 bettbezug
 bettdecke
-bettel
 bettelbrief
 bettelorden
 bettelstab
@@ -5989,7 +5892,6 @@ bettnetz
 bettnässen
 bettnässer
 bettpfanne
-bettruhe
 bettschüssel
 bettstatt
 bettstelle
@@ -5998,8 +5900,6 @@ bettwanze
 bettwäsche
 bettzeug
 bettüberzug
-betula
-between
 betätigung
 betätigungsdrang
 betätigungsfeld
@@ -6061,7 +5961,6 @@ bewahrer
 bewahrung
 bewaldung
 bewandtnis
-beweg
 beweggrund
 beweglichkeit
 bewegung
@@ -6199,7 +6098,6 @@ bickbeere
 bidenhander
 bidenhänder
 biedermann
-biege
 biegen
 biegsamkeit
 biegung
@@ -6332,7 +6230,6 @@ bildschirm
 bildschirme
 bildschirmfenster
 bildschirmfoto
-bildschirminhalt
 bildschirmkopie
 bildschirmtext
 bildseitenverhältnis
@@ -6427,11 +6324,8 @@ bims
 bimsstein
 binde
 bindebogen
-bindegewebe
-bindegewebes
 bindegewebsmassage
 bindeglied
-bindehaut
 bindehautentzündung
 bindemittel
 binden
@@ -6444,7 +6338,6 @@ bindestrich
 bindewort
 bindfaden
 bindfadenregen
-bindfäden
 bindung
 bindungsisomerie
 bindungsprotein
@@ -6834,7 +6727,6 @@ blutes
 blutfarbstoff
 blutfink
 blutgefäss
-blutgefässe
 blutgefässen
 blutgefässes
 blutgefässsystem
@@ -6852,7 +6744,6 @@ bluthänfling
 blutkraut
 blutkrebs
 blutkreislauf
-blutkreislaufs
 blutkörperchen
 blutleere
 blutlinie
@@ -6860,7 +6751,6 @@ blutmangel
 blutorden
 blutpfropf
 blutpfropfbildung
-blutpfropfen
 blutphobie
 blutplättchen
 blutplättchenanzahl
@@ -6894,14 +6784,11 @@ blutweihnacht
 blutwurst
 blutwäsche
 blutzelle
-blutzellen
 blutzoll
-blutzucker
 blutzuckerspiegel
 blymphozyt
 blähsucht
 blähung
-blähungen
 bläschenbildung
 bläschendrüse
 bläschenform
@@ -6931,7 +6818,6 @@ blühen
 blühpflanze
 blühtrieb
 blümchensex
-blümlein
 blüte
 blütenfest
 blütenfeuerwerk
@@ -7034,7 +6920,6 @@ bodybuilder
 bodyguard
 bodymassindex
 boeck
-boeing
 bogen
 bogenbrücke
 bogendreieck
@@ -7099,7 +6984,6 @@ bombenerfolg
 bombenflugzeug
 bombengeschäft
 bomber
-bombycilla
 bommel
 bommelmütze
 bomätschen
@@ -7172,7 +7056,6 @@ borretsch
 borretschgewächs
 borstenvieh
 borte
-bos
 boscaweninsel
 boshaftigkeit
 bosheit
@@ -7247,7 +7130,6 @@ boylemariottegesetz
 bplan
 bpromi
 bprominenter
-brachialgia
 brachioradialisreflex
 brachschwalbe
 brackwasseraquarium
@@ -7272,8 +7154,6 @@ brandbestattung
 brandblase
 brandbrief
 brandenburg
-brandenburger
-brandenburgische
 brandflasche
 brandfluchthaube
 brandherd
@@ -7327,7 +7207,6 @@ bratwurst
 brauart
 brauch
 brauchbarkeit
-brauchst
 brauchtum
 brauchwasser
 braue
@@ -7381,7 +7260,6 @@ brddeutsch
 break
 breakevenpoint
 breakevenpunkt
-breakfast
 breatharianismus
 brechbarkeit
 brechdurchfall
@@ -7447,7 +7325,6 @@ brennpunkt
 brennschere
 brennspiritus
 brennstoff
-brennsuppn
 brennwert
 brennzange
 brenzcatechinamine
@@ -7551,7 +7428,6 @@ bronchodilatation
 bronchopneumonie
 bronchospasmus
 bronchuskarzinom
-bronzeblau
 bronzemedaille
 bronzemedaillengewinner
 brosamen
@@ -7587,7 +7463,6 @@ bruchstelle
 bruchstück
 bruchteil
 bruchteile
-bruchteilen
 bruchtektonik
 bruder
 bruderherz
@@ -7595,7 +7470,6 @@ bruderkrieg
 bruderschaft
 brummbär
 brummer
-brummfliege
 brummi
 brummifahrer
 brummschleife
@@ -7613,7 +7487,6 @@ brussstrategie
 brust
 brustamputationen
 brustbein
-brustbereich
 brustenge
 brustfell
 brustfellentzündung
@@ -7661,7 +7534,6 @@ brötchen
 brötchengeber
 brüche
 brücke
-brücken
 brückengleichrichter
 brückenklausel
 brückenkopf
@@ -7697,7 +7569,6 @@ bube
 bubenstreich
 bubenstück
 bubi
-bubu
 buch
 buchbesprechung
 buchclub
@@ -7801,7 +7672,6 @@ bulette
 buletten
 bulgaren
 bulgarien
-bulimia
 bulimie
 bullauge
 bulldog
@@ -7820,7 +7690,6 @@ bullionmünze
 bullshit
 bully
 bumerang
-bumerangeffekt
 bummel
 bummelant
 bummelbahn
@@ -7835,9 +7704,7 @@ bumskopf
 bumslokal
 bund
 bunde
-bundes
 bundesagentur
-bundesamt
 bundesanstalt
 bundesausbildungsförderungsgesetz
 bundesautobahn
@@ -8014,7 +7881,6 @@ butz
 butze
 butzemann
 buxe
-buxus
 buysballotregel
 bwaffe
 bware
@@ -8044,7 +7910,6 @@ bändertondatierung
 bändertonkalender
 bändsel
 bänkchen
-bänke
 bänkellied
 bänkelsong
 bänker
@@ -8057,7 +7922,6 @@ bärengruppe
 bärenhunger
 bärenkatze
 bärenklau
-bärenkräfte
 bärenlauch
 bärenmarder
 bärenmarkt
@@ -8238,7 +8102,6 @@ bütte
 büttel
 büttenrede
 büx
-cabin
 cabrio
 cabriolet
 cache
@@ -8271,7 +8134,6 @@ callcenter
 callgirl
 calvinismus
 camcorder
-camelus
 camenischlysyanskayasignaturverfahren
 camogie
 camorra
@@ -8295,7 +8157,6 @@ candidiasis
 candidosis
 candy
 canicula
-canis
 cannabis
 canophobie
 canossa
@@ -8329,7 +8190,6 @@ carboxylgruppe
 carcinogen
 card
 cardia
-carduelis
 care
 cargocult
 cargokult
@@ -8346,7 +8206,6 @@ carnotprozess
 carnotwirkungsgrad
 carokaffee
 carpaltunnelsyndrom
-carpinus
 carport
 carrier
 carrosserie
@@ -8354,11 +8213,9 @@ carrycruiser
 cars
 carta
 cartagenaprotokoll
-carte
 carters
 cartoon
 casanova
-case
 cash
 cashcow
 cashewbaum
@@ -8369,9 +8226,7 @@ casregistrierungsnummer
 cassis
 cassiterit
 casting
-castor
 castoridae
-casus
 catalanzahl
 catecholamine
 catering
@@ -8418,7 +8273,6 @@ ceres
 cerium
 cerumen
 cervelatwurst
-cervix
 cevennen
 ceviche
 ceylon
@@ -8442,12 +8296,10 @@ champignon
 champion
 championat
 championship
-chamäleon
 chance
 chancen
 chancengleichheit
 chancenverhältnis
-change
 channelwing
 chanson
 chansonette
@@ -8462,9 +8314,7 @@ chaotik
 chaotiker
 chapeau
 chaplin
-character
 charade
-charadrius
 charakter
 charakteranlage
 charakterbaum
@@ -8537,7 +8387,6 @@ chefredaktor
 chefsache
 chefsteward
 chefstratege
-cheilitis
 cheirospasmus
 chemie
 chemiedreieck
@@ -8580,7 +8429,6 @@ chilepfeifente
 chilesalpeter
 chili
 chiliasmus
-chill
 chimäre
 china
 chinagras
@@ -8588,8 +8436,6 @@ chinarestaurantsyndrom
 chinaschilf
 chinataiwankonflikt
 chinazypresse
-chinesischblau
-chinesische
 chinesischturkestan
 chip
 chiparchitektur
@@ -8638,7 +8484,6 @@ chomskyhierarchie
 chomskyschützenbergerhierarchie
 chondriosomen
 chondrodysplasie
-chondrodystrophia
 choppersteuerung
 chor
 choral
@@ -8722,7 +8567,6 @@ chursachsen
 chutney
 chuzpe
 chylus
-ciconia
 cider
 cidre
 cienormfarbsystem
@@ -8734,7 +8578,6 @@ cineast
 cinemathek
 cinnabarit
 ciphertext
-circulus
 circus
 cirragra
 cirrocumuluswolken
@@ -8746,7 +8589,6 @@ cister
 citoyen
 citrone
 citronensäure
-citrus
 city
 cladding
 claim
@@ -8754,7 +8596,6 @@ clairaut
 clan
 claque
 claqueur
-clarkscher
 class
 clathrat
 claudicatio
@@ -8769,7 +8610,6 @@ clerisei
 cleverle
 cleverness
 cliffhanger
-climate
 clinch
 clipschelle
 clique
@@ -8832,10 +8672,8 @@ coitus
 coke
 cola
 colbertismus
-colchicum
 collage
 collane
-collection
 collier
 cologne
 colon
@@ -8863,7 +8701,6 @@ commerce
 commis
 commitee
 commitment
-commodore
 commonraileinspritzung
 commonwealth
 community
@@ -8911,8 +8748,6 @@ computing
 conakry
 concept
 concierge
-conditio
-conditional
 condylographie
 condyloma
 confiserie
@@ -8923,7 +8758,6 @@ connaisseur
 connection
 connections
 connsyndrom
-constantinischer
 constantza
 consultant
 consulting
@@ -8932,7 +8766,6 @@ container
 containerschiff
 containment
 contenance
-content
 contentmanagementsystem
 contest
 continuo
@@ -8946,7 +8779,6 @@ conveniencelebensmittel
 convent
 conventionstaler
 coolness
-cooperation
 coopetition
 cop
 copeibuch
@@ -8971,7 +8803,6 @@ corpus
 corrigenda
 cortex
 corticosteroid
-corvus
 costa
 cottonmoutoneffekt
 couch
@@ -8980,7 +8811,6 @@ couchkartoffel
 couleur
 coulombgesetz
 counter
-countries
 country
 countrymusik
 coup
@@ -9002,17 +8832,14 @@ coverversion
 cowboy
 cowboymusik
 cowperdrüse
-coxitis
 cpsteuerung
 crack
 crash
 crashkurs
-crassula
 craving
 crayon
 credit
 credo
-creeping
 creisau
 creme
 crestsyndrom
@@ -9029,7 +8856,6 @@ crossdresser
 crossover
 crowdsourcing
 cruciferae
-cruncher
 crushsyndrom
 crux
 cryptofon
@@ -9037,8 +8863,6 @@ cryptophon
 crystal
 csharp
 csyndrom
-cucumis
-cui
 cuisine
 culemeyer
 culmerland
@@ -9064,7 +8888,6 @@ customer
 customercarecenter
 customerrelationshipmanagement
 cut
-cutis
 cutman
 cwaffe
 cwwert
@@ -9075,7 +8898,6 @@ cyanwasserstoffsäure
 cyberangriff
 cyberattacke
 cycaspalmfarne
-cycle
 cymbalom
 cymophan
 cyrenaika
@@ -9095,7 +8917,6 @@ cölesyrien
 dach
 dachboden
 dachbodenausbau
-dachdecker
 dachdeckung
 dachetage
 dachfirst
@@ -9226,7 +9047,6 @@ dandytum
 dandywalkerfehlbildung
 dandywalkermalformation
 dandywalkersyndrom
-daniel
 daniellelement
 dank
 dankbarkeit
@@ -9234,8 +9054,6 @@ dankeschön
 dankfest
 dankgefühl
 danksagung
-dann
-danse
 danäergeschenk
 darbietung
 dardanellenvertrag
@@ -9270,8 +9088,6 @@ darsteller
 darstellung
 darstellungsmatrix
 dart
-darüber
-das
 dasein
 daseinsberechtigung
 daseinsfreude
@@ -9358,7 +9174,6 @@ datenübertragungsrate
 datierung
 datingportal
 dativ
-dativus
 datscha
 datsche
 dattel
@@ -9404,7 +9219,6 @@ daus
 davidhirsch
 davidshirsch
 davidstern
-davon
 davorsetzen
 dawandler
 day
@@ -9636,7 +9450,6 @@ demilitarisierung
 demimonde
 deminutiv
 demission
-demiurg
 demo
 demobilisation
 demobilisierung
@@ -9665,7 +9478,6 @@ demosthenes
 demoversion
 demse
 demut
-demutshaltung
 demökologie
 demütigung
 denaturierung
@@ -9707,7 +9519,6 @@ denkschrift
 denkspiel
 denksport
 denkspruch
-denkste
 denkungsart
 denkverbot
 denkvermögen
@@ -9784,7 +9595,6 @@ dermatomykose
 dermatophytie
 dermatophytose
 dermatose
-dermatosis
 dermis
 dersaadet
 derwall
@@ -9894,7 +9704,6 @@ deutungstest
 devaluation
 devastation
 devastierung
-development
 devestition
 devianz
 deviation
@@ -10062,7 +9871,6 @@ dienstvorschrift
 dienstwaffe
 dienstweg
 dienstzeugnis
-dies
 diesel
 dieselkraftstoff
 diesellok
@@ -10124,7 +9932,6 @@ digitalkunst
 digitalpiano
 digitalverstärker
 digitizer
-digitus
 dignität
 digraph
 dihydrogensulfat
@@ -10168,7 +9975,6 @@ dinge
 dingen
 dingens
 dingenskirchen
-dinger
 dinghy
 dings
 dingsbums
@@ -10549,14 +10355,12 @@ doppelschlussmotor
 doppelschlüssel
 doppelsehen
 doppelspat
-doppelstander
 doppelstern
 doppelsternsystem
 doppelstockbus
 doppelstockwagen
 doppelstudium
 doppelstück
-doppelt
 doppeltsehen
 doppelung
 doppelzentner
@@ -10672,7 +10476,6 @@ dramolett
 dramödie
 dran
 drang
-drangjahre
 drangsal
 drau
 draufgabe
@@ -10680,7 +10483,6 @@ draufgänger
 draufgängertum
 drauwald
 dravetsyndrom
-dream
 dreamliner
 dreamteam
 drechselbeitel
@@ -10689,7 +10491,6 @@ dreckbude
 dreckloch
 drecksack
 drecksarbeit
-drecksarbeiten
 dreckschwein
 drecksfinger
 dreckskerl
@@ -10726,7 +10527,6 @@ drehmaschine
 drehmasse
 drehmeissel
 drehmoment
-drehmomentschlüssel
 drehmomentwandler
 drehorgel
 drehorgelspieler
@@ -10865,7 +10665,6 @@ driss
 dritte
 drittel
 dritter
-drittes
 dritteweltland
 drittland
 drittletzter
@@ -10883,7 +10682,6 @@ drogenabhängiger
 drogenabhängigkeit
 drogenbaron
 drogenbeichte
-drogenbekämpfung
 drogenboss
 drogenfahnder
 drogenhändler
@@ -10924,7 +10722,6 @@ druckbegrenzungsventil
 druckbehälter
 druckbetankung
 druckbleistift
-druckbuchstaben
 drucker
 druckerlaubnis
 druckerpatrone
@@ -10987,16 +10784,12 @@ druckwesen
 druckübersetzer
 drudenfuss
 drudenkraut
-drug
-drugs
 drum
 drumherum
 drummer
 drumset
-dryocopus
 dränage
 drängelgitter
-drängen
 dröhnen
 drück
 drückeberger
@@ -11103,7 +10896,6 @@ dupontschema
 durban
 durcharbeiten
 durchbiegung
-durchblick
 durchblicker
 durchbrennen
 durchbruch
@@ -11208,7 +11000,6 @@ durst
 durstgefühl
 durstlöscher
 durststrecke
-duschbad
 dusche
 duschkopf
 dusel
@@ -11246,7 +11037,6 @@ dysgeusie
 dyshidrose
 dyshidrosis
 dyskalkulie
-dyskeratosis
 dyskinesie
 dyslipidämie
 dysmenorrhoea
@@ -11263,7 +11053,6 @@ dystopie
 dystrophie
 dysurie
 dzug
-dächen
 dähle
 dämlack
 dämmerschoppen
@@ -11272,7 +11061,6 @@ dämmerungsstrahlen
 dämmerzustand
 dämmung
 dämon
-dämpfen
 dämpfer
 dämpferpedal
 dämpfung
@@ -11282,7 +11070,6 @@ dämpfungsmass
 dänemark
 dänenaxt
 dänisch
-däumchen
 däumling
 döbel
 dödel
@@ -11330,11 +11117,7 @@ düsterheit
 düsternis
 düvel
 eachtling
-earth
-earths
-eau
 eauto
-eaux
 ebanking
 ebass
 ebbe
@@ -11379,7 +11162,6 @@ eckpunkt
 eckstoss
 eckzahn
 ecommerce
-economic
 economy
 economyklasse
 ecstasy
@@ -11419,7 +11201,6 @@ editionswissenschaft
 editor
 editorial
 edsparfums
-eduards
 edukologie
 edukt
 edwardssyndrom
@@ -11428,10 +11209,8 @@ eeminterglazial
 eemwarmzeit
 efeukurve
 effe
-effects
 effeff
 effekt
-effekte
 effektenbörse
 effektenemission
 effektenhandel
@@ -11521,7 +11300,6 @@ ehrenposten
 ehrenpreis
 ehrenrettung
 ehrenring
-ehrenrunde
 ehrensache
 ehrensalve
 ehrenstück
@@ -11542,7 +11320,6 @@ ehrverletzungsdelikt
 eiapopeia
 eibe
 eibisch
-eich
 eichboson
 eiche
 eichel
@@ -11589,7 +11366,6 @@ eiferer
 eifersucht
 eifersüchtelei
 eigelb
-eigen
 eigenaktivität
 eigenanteil
 eigenart
@@ -11613,7 +11389,6 @@ eigenkapitaldecke
 eigenkapitalquote
 eigenkapitalrentabilität
 eigenkapitals
-eigenleben
 eigenliebe
 eigenlob
 eigenmarke
@@ -11635,7 +11410,6 @@ eigentliche
 eigentor
 eigentum
 eigentums
-eigentumsbegriff
 eigentümer
 eigentümlichkeit
 eigenverantwortlichkeit
@@ -11669,7 +11443,6 @@ eilzug
 eilzustellung
 eimer
 eimern
-ein
 einachser
 einachsschlepper
 einachstraktor
@@ -11691,13 +11464,11 @@ einbildungskraft
 einbindung
 einblendung
 einblick
-einblicke
 einbrenn
 einbrenne
 einbringung
 einbruch
 einbusse
-einbussen
 einbürgerung
 eindachhof
 eindampfen
@@ -11707,9 +11478,7 @@ eindringen
 eindringlichkeit
 eindringling
 eindruck
-eindrucks
 eindämmung
-eine
 einehe
 eineindeutigkeit
 eineinhalbdecker
@@ -11750,7 +11519,6 @@ einfriedung
 einfrieren
 einfuhr
 einfuhrverbot
-einfälle
 einfältigkeit
 einfügung
 einfühlsamkeit
@@ -11843,7 +11611,6 @@ einigungskriege
 einkammerparlament
 einkammersystem
 einkauf
-einkaufen
 einkaufsboulevard
 einkaufsbummel
 einkaufscenter
@@ -11917,7 +11684,6 @@ einprägsamkeit
 einrahmung
 einreibung
 einreichen
-einreicher
 einreichfrist
 einreichplan
 einreichung
@@ -11939,7 +11705,6 @@ einsatz
 einsatzbereitschaft
 einsatzbericht
 einsatzbesprechung
-einsatzes
 einsatzfeld
 einsatzfreude
 einsatzfähigkeit
@@ -11971,7 +11736,6 @@ einschlagkrater
 einschleicher
 einschliesslichkeit
 einschluss
-einschläge
 einschmelzung
 einschneiden
 einschnitt
@@ -11985,7 +11749,6 @@ einschulungszeitraum
 einschusslöcher
 einschätzung
 einschätzungsspielraum
-einsehen
 einseitigkeit
 einsendung
 einsenkung
@@ -12079,7 +11842,6 @@ einweiser
 einweisung
 einwendung
 einwilligung
-einwirkung
 einwirkungsbereich
 einwohner
 einwohneranzahl
@@ -12114,7 +11876,6 @@ einzelinteresse
 einzelkorngefüge
 einzelkämpfer
 einzellage
-einzeller
 einzelmeinung
 einzelnes
 einzelrechner
@@ -12175,7 +11936,6 @@ eisenbahnwagen
 eisenbahnweiche
 eisenbahnzug
 eisenburg
-eisencyanblau
 eisenerzeugung
 eisenfresser
 eisenglanz
@@ -12242,7 +12002,6 @@ eiszeitalter
 eisüberzug
 eitelkeit
 eitelkeiten
-eiter
 eiteransammlung
 eiterbeule
 eiterbläschen
@@ -12298,12 +12057,10 @@ elbtalkessel
 elbtalweitung
 elch
 eldorado
-electric
 electrojazz
 electrolarynx
 electrolounge
 elefant
-elefanten
 elefantengras
 elefantenküken
 elefantenrunde
@@ -12412,7 +12169,6 @@ elementarteilchen
 elementdecke
 elemente
 elementgruppe
-elements
 elementsymbol
 elementumwandlung
 elenantilope
@@ -12446,7 +12202,6 @@ elixier
 ellbogen
 ellbogenfreiheit
 ellbogengesellschaft
-elle
 ellenbogen
 ellenbogengesellschaft
 eller
@@ -12460,7 +12215,6 @@ ellipsoid
 elmsfeuer
 eloge
 elogium
-elohim
 elok
 elongation
 eloquenz
@@ -12496,7 +12250,6 @@ emanze
 emanzipation
 embargo
 emblem
-embolia
 embolie
 embryo
 embryogenese
@@ -12592,7 +12345,6 @@ endbearbeitung
 endbenutzer
 ende
 endeffekt
-enden
 endergebnis
 endes
 endfassung
@@ -12654,7 +12406,6 @@ energiebedarf
 energiedurchlassgrad
 energieeffizienz
 energiegehalt
-energien
 energierückgewinnung
 energiesparlampe
 energiesteuer
@@ -12669,7 +12420,6 @@ energieversorgungsunternehmen
 energiewert
 energieübertragung
 enervation
-enfant
 engagement
 enge
 engel
@@ -12717,7 +12467,6 @@ entartung
 entartungsgrad
 entbehrlichkeit
 entbehrung
-entbehrungen
 entbindung
 entbindungspflegerin
 entbindungsraum
@@ -12736,7 +12485,6 @@ ente
 entebbe
 enteignung
 enteisungsanlage
-enten
 enter
 enterich
 enteritis
@@ -12897,7 +12645,6 @@ entwicklungsbedarf
 entwicklungsgesellschaft
 entwicklungshilfe
 entwicklungsjahre
-entwicklungskonferenz
 entwicklungsland
 entwicklungsmöglichkeiten
 entwicklungsphase
@@ -12964,9 +12711,7 @@ epiano
 epicondylitis
 epidemie
 epidemiologie
-epidermolysis
 epididymitis
-epiduralraum
 epigastralgie
 epigone
 epigonen
@@ -12995,7 +12740,6 @@ epitaph
 epitaphium
 epithel
 epitheliom
-epithelioma
 epithelkörperchen
 epitheloidzellnävus
 epithelzellen
@@ -13057,7 +12801,6 @@ erbrochenes
 erbschaft
 erbschein
 erbse
-erbsen
 erbsenzähler
 erbsenzählerei
 erbstollengerechtigkeit
@@ -13195,7 +12938,6 @@ erfassung
 erfassungsliste
 erfassungszeitraum
 erfinder
-erfinders
 erfindung
 erfindungspatent
 erfindungsreichtum
@@ -13262,7 +13004,6 @@ eridanusgalaxienhaufen
 erika
 erikativ
 erinnerung
-erinnerungen
 erinnerungsbild
 erinnerungslosigkeit
 erinnerungslücke
@@ -13294,7 +13035,6 @@ erkrankung
 erkrankungen
 erkrankungsrate
 erkundigung
-erkundigungen
 erkundung
 erkundungsdrang
 erkältung
@@ -13314,7 +13054,6 @@ erlebnisstrasse
 erlebniswelt
 erledigung
 erledigungsblockade
-erlegen
 erlegener
 erleichterung
 erlesenheit
@@ -13339,7 +13078,6 @@ ermessens
 ermitage
 ermittler
 ermittlung
-ermittlungen
 ermittlungsbehörden
 ermordeter
 ermordung
@@ -13350,13 +13088,10 @@ ermässigung
 ermöglicher
 ermüdung
 ermüdungsbruch
-ermüdungserscheinungen
 ermüdungskrieg
-ern
 ernannter
 ernennung
 erneuerbareenergiengesetz
-erneuerte
 erneuerung
 erniedrigung
 ernst
@@ -13430,12 +13165,10 @@ erschaffer
 erschaffung
 erscheinen
 erscheinung
-erscheinungen
 erscheinungsbild
 erscheinungsform
 erscheinungsvermerk
 erschiessung
-erschleichen
 erschleicher
 erschliessung
 erschrecken
@@ -13446,9 +13179,7 @@ erschütterung
 ersetzbarkeit
 ersetzbarkeitsprinzip
 ersparnis
-ersparnisse
 erspartes
-erst
 erstarken
 erstarkung
 erstarrung
@@ -13490,7 +13221,6 @@ eruptionsschlot
 eruptivgestein
 erwachen
 erwachsenenbildung
-erwachsensein
 erwachsenwerden
 erwarten
 erwartung
@@ -13526,9 +13256,7 @@ erwärmung
 erysipel
 erysipeloid
 erythem
-erythema
 erythrasma
-erythroplasie
 erythropoese
 erythropoetin
 erythropoietin
@@ -13576,7 +13304,6 @@ erörterung
 eschalotte
 eschatologie
 esche
-escherichia
 eschicht
 eschlauch
 escooter
@@ -13742,7 +13469,6 @@ europameisterschaftssieger
 europaparlament
 europaregion
 europas
-europastrasse
 europastudien
 europawissenschaften
 europide
@@ -13809,7 +13535,6 @@ exanthem
 exarchat
 exazerbation
 exbundeskanzler
-exchange
 exclamatio
 execution
 exegese
@@ -13885,7 +13610,6 @@ expeditionskorps
 expeditionsstreitkraft
 expektorans
 expektorat
-experience
 experiment
 experimentator
 experimentierküche
@@ -13920,7 +13644,6 @@ exportbier
 exporter
 exporteur
 exportgenehmigung
-exporting
 exportkreditversicherung
 exposee
 exposition
@@ -13991,7 +13714,6 @@ ezigarette
 fabaceae
 fabber
 fabel
-fabeln
 fabeltier
 fabelwesen
 faber
@@ -14066,7 +13788,6 @@ fachwort
 fachwortschatz
 fachwörterbuch
 fachzeitschrift
-facility
 fadaise
 faden
 fadenkreuz
@@ -14208,9 +13929,6 @@ fahrzeugführer
 fahrzeuglenker
 fahrzeugversicherung
 faible
-failure
-failures
-fair
 fairness
 fajumporträt
 fake
@@ -14231,7 +13949,6 @@ faktuales
 faktum
 faktur
 faktura
-fakturen
 fakturiermaschine
 fakturierung
 fakultas
@@ -14239,7 +13956,6 @@ fakultät
 fakultätsvertretung
 falbel
 falbkatze
-falco
 falke
 falkengebirge
 falkenmotiv
@@ -14287,7 +14003,6 @@ falsifikat
 falsifikation
 falsifikator
 falsifizierung
-falso
 falsum
 faltblatt
 faltbuch
@@ -14353,7 +14068,6 @@ fangenturm
 fangleine
 fangprämie
 fangschrecke
-fangschuss
 fangseil
 fangspiegel
 fanion
@@ -14446,7 +14160,6 @@ faserhirse
 faserkeramik
 faserkunststoffverbund
 fasermaler
-fasern
 faserplatte
 faserverbundkunststoff
 fasnacht
@@ -14638,7 +14351,6 @@ fehltritt
 fehlurteil
 fehlversuch
 fehlwirtschaft
-fehlzündungen
 feier
 feierabend
 feierabendheim
@@ -14660,7 +14372,6 @@ feinbäcker
 feind
 feindbild
 feinde
-feindes
 feindlichkeit
 feindschaft
 feindseligkeit
@@ -14784,7 +14495,6 @@ femininität
 femininum
 feminismus
 feministin
-femme
 femur
 femurnekrose
 fennek
@@ -14799,7 +14509,6 @@ fensterflügel
 fensterglas
 fensterladen
 fensterleder
-fenstern
 fenstersims
 fenstersturz
 fenstertag
@@ -14849,7 +14558,6 @@ fernschnellzug
 fernschreibcode
 fernschreiben
 fernschreiber
-fernseh
 fernsehanstalt
 fernsehapparat
 fernsehduell
@@ -14868,7 +14576,6 @@ fernsehmacher
 fernsehmann
 fernsehproduktion
 fernsehprogramm
-fernsehprogrammen
 fernsehprominenz
 fernsehsender
 fernsehsendung
@@ -14879,7 +14586,6 @@ fernsehzuschauer
 fernsehzuseher
 fernsprechapparat
 fernsprechbuch
-fernsprechdienst
 fernsprecher
 fernsprechnetz
 fernsprechvermittlungsstelle
@@ -14905,7 +14611,6 @@ ferse
 fersen
 fersenbandflosse
 fersenbein
-fersengeld
 fersensporn
 fersentalerisch
 fertiger
@@ -14937,7 +14642,6 @@ festbreitenschrift
 feste
 festessen
 festgesang
-festhalten
 festigkeit
 festigkeitsgrad
 festigkeitslehre
@@ -14953,7 +14657,6 @@ festkörperlaufwerk
 festkörperreibung
 festland
 festlandsockelkommission
-festlandsockels
 festlandssockel
 festlegung
 festlichkeit
@@ -14983,7 +14686,6 @@ festtage
 festumzug
 festung
 festungsbauspezialist
-festungsfront
 festungsgraben
 festungshaft
 festungsstrafe
@@ -15089,7 +14791,6 @@ feuerwache
 feuerwaffe
 feuerwalze
 feuerwasser
-feuerwehr
 feuerwehranfahrtszone
 feuerwehrauffahrtszone
 feuerwehrauto
@@ -15114,7 +14815,6 @@ fiasko
 fiberglas
 fibrillation
 fibrom
-fibroma
 fibrose
 fibu
 fichenaffäre
@@ -15226,7 +14926,6 @@ finalrunde
 finalsatz
 finalspiel
 finalteilnehmer
-financial
 finanzamt
 finanzaristokratie
 finanzausstattung
@@ -15300,7 +14999,6 @@ finnougrier
 finsterling
 finsternis
 finte
-fire
 firenze
 firlefanz
 firma
@@ -15364,7 +15062,6 @@ fiskus
 fisole
 fission
 fissur
-fissura
 fitnesscenter
 fitnessgerät
 fitnessstudio
@@ -15447,7 +15144,6 @@ flash
 flashback
 flatratesaufen
 flatratetrinken
-flatter
 flatterband
 flatterhaftigkeit
 flatterleine
@@ -15460,7 +15156,6 @@ flaumfeder
 flaumigkeit
 flausen
 flaute
-flauto
 flechte
 flechtwerk
 flechtwerkgestalter
@@ -15565,7 +15260,6 @@ fliehen
 fliehkraft
 fliehkraftabscheider
 fliese
-fliesen
 fliessband
 fliessbandfertigung
 fliessbild
@@ -15614,9 +15308,7 @@ flocke
 flocken
 flockenlesen
 flockentanz
-flocki
 flockigkeit
-floh
 flohkraut
 flohmarkt
 flohmarktstand
@@ -15720,7 +15412,6 @@ flugzeugschlepp
 flugzeugschleuder
 flugzeugträger
 flugzeugunglück
-flugzeugwerke
 fluid
 fluidchromatografie
 fluidchromatographie
@@ -15751,7 +15442,6 @@ flurfördergerät
 flurfördermittel
 flurfördermittelschein
 flurförderzeug
-flurgespräch
 flurkarte
 flurkreuz
 flurname
@@ -15764,7 +15454,6 @@ flurwoche
 fluse
 flusen
 fluss
-flussarme
 flussbett
 flussbild
 flusschiffre
@@ -15772,7 +15461,6 @@ flussdelfin
 flussdelta
 flussdiagramm
 flussdichte
-flusses
 flussgebiet
 flussgeschwindigkeit
 flussimpedanz
@@ -15784,7 +15472,6 @@ flussmündung
 flussmützenschnecke
 flussnapfschnecke
 flusspferd
-flussrate
 flussseife
 flussspat
 flusssäure
@@ -15808,7 +15495,6 @@ flächengewicht
 flächenmass
 flächenmasseinheit
 flächenmittelpunkt
-flächenmoment
 flächennaturdenkmal
 flächenschluss
 flächenschwerpunkt
@@ -15906,7 +15592,6 @@ font
 fontäne
 food
 fopperei
-for
 force
 forceps
 forche
@@ -15986,7 +15671,6 @@ forsttaxation
 forstweg
 forstwesen
 forstwirtschaft
-fort
 fortbestand
 fortbewegung
 fortbewegungsweise
@@ -16091,7 +15775,6 @@ frachtgut
 frachtraum
 frachtschiff
 fracksausen
-frag
 frage
 frageadverb
 frageartikel
@@ -16112,7 +15795,6 @@ fragmentierung
 fragwürdigkeit
 fraktalität
 fraktion
-fraktionales
 fraktionieren
 fraktionierung
 fraktionschef
@@ -16155,7 +15837,6 @@ franzistik
 franzmann
 franzose
 franzosenkrankheit
-französischblau
 französischflandern
 französischkongo
 französischozeanien
@@ -16167,11 +15848,9 @@ frass
 fraternisation
 fraternisierung
 fraternität
-fratres
 fratrum
 fratz
 fratze
-fratzen
 frau
 frauchen
 fraud
@@ -16222,11 +15901,9 @@ frauenwirt
 frauenzimmer
 fraulichkeit
 fraunhoferlinien
-fraxinus
 freak
 frechdachs
 frechheit
-frechheiten
 frechmops
 fredel
 freelancer
@@ -16270,7 +15947,6 @@ freiheitsstrafe
 freiherr
 freiin
 freikorporal
-freikorps
 freikörperkultur
 freilager
 freiland
@@ -16382,7 +16058,6 @@ fressschach
 fresssucht
 frett
 frettchen
-freud
 freude
 freuden
 freudenausbruch
@@ -16391,7 +16066,6 @@ freudengeschrei
 freudenhaus
 freudenmädchen
 freudenschreie
-freudentanz
 freudentaumel
 freudigkeit
 freudismus
@@ -16402,7 +16076,6 @@ freunden
 freunderlwirtschaft
 freundeskreis
 freundin
-freundlich
 freundlichkeit
 freundschaft
 freundschaftsspiel
@@ -16428,7 +16101,6 @@ friedensbewegung
 friedensdiktat
 friedensexekutionskongress
 friedenskonferenz
-friedenspfeife
 friedensrichter
 friedensschluss
 friedensvertrag
@@ -16455,7 +16127,6 @@ frikadelle
 frikativ
 friktion
 friktionsgetriebe
-fringilla
 frisbee
 frische
 frischezentrum
@@ -16484,7 +16155,6 @@ frittenporzellan
 frittenware
 fritter
 fritz
-fritzchen
 friulisch
 frivolität
 frohbotschaft
@@ -16611,7 +16281,6 @@ frühlingsanfang
 frühlingsbeginn
 frühlingsbeginns
 frühlingserwachen
-frühlingsgefühle
 frühlingsgeophyt
 frühlingspunkt
 frühlingsscharbockskraut
@@ -16682,7 +16351,6 @@ fundgrube
 fundierung
 fundkind
 fundobjekt
-funds
 fundstelle
 fundstück
 fundus
@@ -16719,7 +16387,6 @@ funktelefon
 funktion
 funktionalität
 funktionalmatrix
-funktionen
 funktionenschar
 funktionentheorie
 funktionsaufruf
@@ -16969,7 +16636,6 @@ führungskräfte
 führungskräftetraining
 führungsmannschaft
 führungspersönlichkeit
-führungsposition
 führungsriege
 führungsschicht
 führungsstab
@@ -17016,7 +16682,6 @@ fünfzigmarkschein
 fünfzylindermotor
 fünte
 fünziger
-für
 fürbitte
 fürbitten
 fürbittengebet
@@ -17028,7 +16693,6 @@ fürsorglichkeit
 fürsprache
 fürsprecher
 fürst
-fürstabtei
 fürsten
 fürstenaufstand
 fürstenbank
@@ -17065,7 +16729,6 @@ gag
 gage
 gagel
 gagelstrauch
-gags
 gakkelrücken
 gala
 galadiner
@@ -17077,7 +16740,6 @@ galaxis
 galeasse
 galenik
 galeophobie
-galerida
 galerie
 galgen
 galgenberg
@@ -17108,7 +16770,6 @@ galley
 gallier
 gallizismus
 galmei
-galopp
 galosche
 galvanik
 galvanometer
@@ -17209,7 +16870,6 @@ garnitur
 garnstärke
 garten
 gartenanlage
-gartenarbeit
 gartenbau
 gartenbaukunst
 gartenbohne
@@ -17230,14 +16890,12 @@ gartenzwergesammler
 gartenzwergkundler
 gartsee
 gas
-gasanstalt
 gasbeton
 gaschromatographie
 gasdruckfeder
 gasdruckregelgerät
 gasdruckregler
 gase
-gasen
 gasentladungsröhre
 gasfeder
 gasflüssigkeitschromatographie
@@ -17266,7 +16924,6 @@ gassenküche
 gassenlaufen
 gassenstübli
 gassenzimmer
-gassi
 gast
 gastarbeiter
 gastarbeiterdeutsch
@@ -17343,7 +17000,6 @@ gaussmeter
 gaussverfahren
 gaussverteilung
 gautsche
-gazastreifen
 gazette
 gazetteer
 gdingen
@@ -17472,7 +17128,6 @@ gebärstuhl
 gebäude
 gebäudeensemble
 gebäudeflügel
-gebäudegruppe
 gebäudekomplex
 gebäudemanagement
 gebäuden
@@ -17499,7 +17154,6 @@ gedankengebäude
 gedankengespräch
 gedankenlosigkeit
 gedankenreichtum
-gedankens
 gedankenspiel
 gedankensplitter
 gedankenstrich
@@ -17676,7 +17330,6 @@ gegenlichtkompensation
 gegenliebe
 gegenläufer
 gegenläufermotor
-gegenmassnahmen
 gegenmittel
 gegenmodell
 gegenmutter
@@ -17723,7 +17376,6 @@ gegröl
 gegröle
 geh
 gehabe
-gehackte
 gehacktes
 gehackteshuller
 gehackteskloss
@@ -17783,7 +17435,6 @@ gehirnschlag
 gehirnschmalz
 gehirnwassersucht
 gehirnwäsche
-gehirnzellen
 gehnähe
 geholper
 gehorsam
@@ -17793,7 +17444,6 @@ gehrungslade
 gehrungsschneidlade
 gehsteig
 gehstock
-geht
 gehtnichtmehr
 gehversuche
 gehwagen
@@ -17858,7 +17508,6 @@ geistergeschichte
 geisterglaube
 geisterhand
 geisterharfe
-geistern
 geisterstunde
 geistes
 geistesabwesenheit
@@ -18035,7 +17684,6 @@ gelenkverschleiss
 gelenkwagen
 gelenkwelle
 gelenkzug
-gelernt
 geleucht
 gelichter
 geliebte
@@ -18246,14 +17894,12 @@ genregemälde
 genremalerei
 gent
 gentechnik
-gentechnisch
 gentechnologie
 gentianaviolett
 gentilhomme
 gentleman
 gentrifikation
 gentrifizierung
-genu
 genugtuung
 genus
 genuss
@@ -18366,7 +18012,6 @@ germane
 germanen
 germania
 germer
-gern
 gernegross
 gerner
 gerontokratie
@@ -18442,7 +18087,6 @@ geschehen
 geschehens
 geschehnis
 geschenk
-geschenke
 geschepper
 geschichte
 geschichten
@@ -18482,7 +18126,6 @@ geschlechtsleben
 geschlechtsmerkmal
 geschlechtsorgan
 geschlechtsorgane
-geschlechtsorganen
 geschlechtsreife
 geschlechtsreifung
 geschlechtsteil
@@ -18497,7 +18140,6 @@ geschlossenheit
 geschmack
 geschmacklosigkeit
 geschmackmuster
-geschmacks
 geschmacksache
 geschmacksempfindens
 geschmacksfrage
@@ -18545,7 +18187,6 @@ geschwisterreihe
 geschworener
 geschwulst
 geschwulstbildung
-geschwulstwachstum
 geschwurbel
 geschwätz
 geschwätzigkeit
@@ -18647,7 +18288,6 @@ gesetz
 gesetzbuch
 gesetze
 gesetzentwurf
-gesetzes
 gesetzesapparat
 gesetzesbegründung
 gesetzesbrecher
@@ -18704,7 +18344,6 @@ gespann
 gespanntheit
 gespanschaft
 gespenst
-gespenster
 gespenstererscheinung
 gespenstergeschichte
 gespensterglaube
@@ -18788,7 +18427,6 @@ gesundheitswesen
 gesundschrumpfen
 gesundung
 gesundungsprozess
-gesänge
 gesäss
 gesäusel
 gesöff
@@ -18805,7 +18443,6 @@ getreidekasten
 getreiderost
 getreideschwarzrost
 getreidespeicher
-getrennt
 getreuer
 getriebe
 getriebenabe
@@ -18850,7 +18487,6 @@ gewebes
 gewebeschwund
 gewebevermehrung
 gewebezelle
-gewebsart
 gewebsflüssigkeit
 gewebsschwund
 gewebstod
@@ -18982,10 +18618,8 @@ ghostwriter
 giacobiniden
 gianotticrostisyndrom
 giarol
-gib
 gibbsenergie
 gibbspotential
-gibbssche
 gibbus
 gibert
 giblutung
@@ -19032,7 +18666,6 @@ gigantomanie
 gigele
 gigolo
 gilan
-gilbert
 gilde
 gimatria
 gimmick
@@ -19083,7 +18716,6 @@ gladiatorenkrieg
 glagoliza
 glamour
 glandes
-glandula
 glans
 glanz
 glanzbild
@@ -19137,12 +18769,10 @@ glaubensloser
 glaubenslosigkeit
 glaubensrichtung
 glaubenssatz
-glaubenssätzen
 glaubenstaufe
 glaubenszeugnis
 glaubersalz
 glaubhaftigkeit
-glaubst
 glaubwürdigkeit
 glaukom
 glazial
@@ -19262,7 +18892,6 @@ gliederfahrzeug
 gliederfüsser
 gliederkeilriemen
 gliedermassstab
-gliedern
 gliederreissen
 gliederschmerzen
 gliederung
@@ -19285,7 +18914,6 @@ globetrotter
 globuli
 globus
 glocke
-glocken
 glockenklöppel
 glockenleiste
 glockenschläger
@@ -19321,7 +18949,6 @@ glukose
 glukosesirup
 glumpert
 gluonenkraft
-glupschaugen
 glutamat
 glutamatunverträglichkeit
 glutaminsäure
@@ -19347,7 +18974,6 @@ gläfe
 glättwerk
 gläubigentaufe
 gläubiger
-gläubigerschutz
 gläubigerübergang
 gläubigkeit
 glöckelnächte
@@ -19392,7 +19018,6 @@ gnadenfrist
 gnadengeschenk
 gnadenlosigkeit
 gnadenrecht
-gnadenschuss
 gnagi
 gnathologie
 gneis
@@ -19453,7 +19078,6 @@ goldmädel
 goldrute
 goldschürfer
 goldstopffüllung
-goldwaage
 goldwurz
 golem
 golf
@@ -19461,7 +19085,6 @@ golfer
 golferarm
 golferellenbogen
 golferin
-golfes
 golfklasse
 golfkooperationsrat
 golfkrieg
@@ -19496,7 +19119,6 @@ gotcha
 gotenbibel
 gotenhafen
 gotenkopf
-gothic
 gott
 gottchen
 gottergebenheit
@@ -19579,7 +19201,6 @@ gradient
 gradiente
 gradientenverfahren
 gradientkraft
-gradisca
 gradlinigkeit
 gradmodifikator
 gradpartikel
@@ -19605,7 +19226,6 @@ grafiksoftware
 grafiktablett
 grafiktreiber
 grafit
-grafschaft
 grafschaftsrecht
 gral
 gram
@@ -19773,7 +19393,6 @@ gridgirl
 grieben
 griebenwurst
 grieche
-griechen
 griechenfeindlichkeit
 griechenland
 griechenlands
@@ -19785,7 +19404,6 @@ griessbrei
 griessknoten
 griesskoch
 griff
-griffel
 griffelschachtel
 griffsicherung
 griffstück
@@ -19800,7 +19418,6 @@ grillette
 grillhähnchen
 grillwurst
 grimasse
-grimassen
 grimbart
 grimm
 grimmdarm
@@ -19821,7 +19438,6 @@ grocka
 groden
 groll
 groppe
-gros
 groschen
 groschenheft
 groschenroman
@@ -19846,7 +19462,6 @@ grossereignis
 grossfeuer
 grossflusspferd
 grossformatdrucker
-grossfürstentums
 grossgebietiger
 grossgehölz
 grossgrundbesitz
@@ -19930,7 +19545,6 @@ grotte
 grottenburg
 group
 groupie
-growth
 grube
 grubenarbeiter
 grubenbewetterung
@@ -19960,7 +19574,6 @@ grundeigentum
 grundeinheiten
 grundeinkommen
 grundeinstellung
-grundeis
 grundelement
 grundentgelt
 grundereignis
@@ -20034,7 +19647,6 @@ grundstücksnachbar
 grundstücksteilung
 grundstückszusammenlegung
 grundsätze
-grundsätzen
 grundsäule
 grundton
 grundumsatz
@@ -20096,14 +19708,12 @@ gräffe
 gränke
 grässlichkeit
 gräte
-grätsche
 grättimann
 grätzel
 grätzl
 gräuel
 gräueltat
 gräzistik
-gröbsten
 gröden
 grödental
 grödnertal
@@ -20124,7 +19734,6 @@ grügeniffte
 grün
 grünanlage
 grünbrücke
-gründe
 gründen
 gründer
 gründerjahre
@@ -20213,7 +19822,6 @@ gunstgewerblerin
 gupf
 gurgel
 gurke
-gurken
 gurkenhobel
 gurkenkraut
 gurkentruppe
@@ -20281,7 +19889,6 @@ gämse
 gänge
 gängelband
 gängelung
-gänse
 gänseblümchen
 gänsefüsschen
 gänsehaut
@@ -20321,7 +19928,6 @@ götterbote
 götterdämmerung
 göttergatte
 göttermahl
-göttern
 götterspeise
 göttervater
 göttin
@@ -20433,7 +20039,6 @@ hacke
 hackebeil
 hackelrücken
 hacken
-hackengas
 hackenporsche
 hackepeter
 hacker
@@ -20660,7 +20265,6 @@ hammeruni
 hammingabstand
 hammingdistanz
 hampelmann
-hamster
 hamsterei
 hamstern
 hamsterrad
@@ -20678,7 +20282,6 @@ handbeil
 handbesen
 handbewegung
 handbibliothek
-handbreit
 handbuch
 handel
 handeln
@@ -20710,7 +20313,6 @@ handelspapier
 handelspartner
 handelsplatz
 handelspreisempfehlung
-handelsrecht
 handelssperre
 handelsunternehmen
 handelsvertreter
@@ -20758,7 +20360,6 @@ handlungsaufschub
 handlungsauftrag
 handlungsbedarf
 handlungsdiener
-handlungsfreiheit
 handlungsgehilfe
 handlungshilfe
 handlungsmaxime
@@ -20772,7 +20373,6 @@ handlungsschema
 handlungssequenz
 handlungsspielraum
 handlungsstufe
-handlungsunterbrechung
 handlungsverlauf
 handlungsvollmacht
 handlungsvorschrift
@@ -20823,7 +20423,6 @@ hangover
 hanko
 hannover
 hans
-hansa
 hansabrandenburg
 hansdampf
 hanse
@@ -20844,7 +20443,6 @@ haptik
 harakiri
 harare
 harbineisenbahn
-hard
 hardcopy
 hardcore
 hardcoresex
@@ -20895,7 +20493,6 @@ harnröhrenklappe
 harnstau
 harnstauung
 harnstoff
-harnsäureausscheidung
 harnsäuresalz
 harnvergiftung
 harnverhalt
@@ -20915,7 +20512,6 @@ hartnäckigkeit
 hartriegel
 hartung
 hartwährung
-hartz
 hartzer
 hartzivempfänger
 hartzivfernsehen
@@ -20949,7 +20545,6 @@ hasenschwanz
 hashfunktion
 hashimotothyreoiditis
 hashtabelle
-hashtag
 hashwert
 hasi
 hasibär
@@ -20966,7 +20561,6 @@ hast
 hastigkeit
 hat
 hatz
-hau
 haubarg
 haubarkeit
 haube
@@ -21018,7 +20612,6 @@ hauptgürtel
 haupthaar
 haupthimmelsrichtung
 haupthistokompatibilitätskomplex
-hauptkriegsverbrecher
 hauptkriegsverbrecherprozess
 hauptlinie
 hauptmahlzeit
@@ -21125,7 +20718,6 @@ haushaltsorganisation
 haushaltspackung
 haushaltsplan
 haushaltsprinzip
-haushaltstitel
 haushaltsvorstand
 haushaltswaren
 haushaltszucker
@@ -21155,7 +20747,6 @@ hausrind
 hausritterorden
 hausruckkreis
 hausruckviertel
-hausruckviertler
 hausschuhe
 hausschwamm
 hausschwein
@@ -21216,7 +20807,6 @@ hawaiiimperatorrücken
 hawaiisch
 haxe
 haxn
-hazard
 hazardrate
 hazardwert
 hbf
@@ -21229,7 +20819,6 @@ headquarter
 headset
 headupdisplay
 headzone
-health
 heap
 heavisidefunktion
 hebamme
@@ -21240,7 +20829,6 @@ hebebaum
 hebebohrinsel
 hebebühne
 hebefest
-hebel
 hebelarm
 hebelgesetz
 hebelkraft
@@ -21309,9 +20897,7 @@ heftroman
 heftstreifen
 heftzwecke
 hegemonie
-hehl
 hehler
-hehlerei
 hehlerware
 hehlwort
 hehrheit
@@ -21335,7 +20921,6 @@ heiland
 heilanstalt
 heilanzeige
 heilbad
-heilen
 heilgymnastik
 heilhilfsberuf
 heiligabend
@@ -21406,7 +20991,6 @@ heinzelmännchen
 heinzenkunst
 heiopei
 heirat
-heiraten
 heiratsantrag
 heiratsausstattung
 heiratsgut
@@ -21458,7 +21042,6 @@ helfersyndrom
 helfertätigkeit
 helgenstöckli
 heli
-helianthus
 helikonien
 helikopter
 helikopterlandeplatz
@@ -21521,7 +21104,6 @@ hemmschuh
 hemmstoff
 hemmung
 hemmungen
-hempels
 hendel
 hendl
 hendlfuss
@@ -21534,15 +21116,12 @@ henker
 henkersknecht
 henkerstrick
 henne
-hennes
-hepar
 hepatitis
 hepatozyt
 hephaistos
 hephäst
 heptalogie
 heptarchie
-her
 hera
 herablassung
 herabsetzung
@@ -21557,7 +21136,6 @@ heranziehung
 heraufbeschwören
 herausbildung
 herausforderung
-herausforderungen
 herausgabe
 herausgeber
 herausgeberschrift
@@ -21613,7 +21191,6 @@ herkunftssprache
 herkunftswörterbuch
 herleitung
 herlitze
-hermann
 hermanngöringpillen
 hermannsschlacht
 hermannstadt
@@ -21641,7 +21218,6 @@ heroldsstück
 heroldstrompete
 heronverfahren
 heros
-herpes
 herpesvirus
 herr
 herrchen
@@ -21687,7 +21263,6 @@ herrschaftsfreiheit
 herrschaftsgebiet
 herrschaftslosigkeit
 herrschaftsraum
-herrschaftszeiten
 herrscher
 herrscherdynastie
 herrscherin
@@ -21779,7 +21354,6 @@ herzmuskelinfarkt
 herzmuskels
 herzmuskelschwäche
 herzog
-herzogtum
 herzogtums
 herzrasen
 herzrhythmusstörung
@@ -21823,7 +21397,6 @@ heufieber
 heugabel
 heugeige
 heuhaufen
-heul
 heulanfall
 heulen
 heuler
@@ -21838,7 +21411,6 @@ heuristik
 heuschnupfen
 heuschober
 heuschrecke
-heute
 hexadezimalsystem
 hexaeder
 hexagesimalsystem
@@ -21870,18 +21442,15 @@ hftechnik
 hiat
 hiatus
 hibbeligkeit
-hibiscus
 hibiskus
 hickhack
 hicks
 hicksii
-hidradenitis
 hidroa
 hieb
 hiebe
 hiebwaffe
 hiefler
-hier
 hierarchie
 hieromantie
 hieroskopie
@@ -21971,7 +21540,6 @@ himmelssphäre
 himmelstau
 himmelszelt
 himmler
-hin
 hinblick
 hindernis
 hindernisse
@@ -22033,7 +21601,6 @@ hintersatz
 hinterschneidung
 hinterschnitt
 hinterstrangbahn
-hinterstübchen
 hinterteil
 hintertreffen
 hintertupfing
@@ -22080,7 +21647,6 @@ hirnrinde
 hirnrissigkeit
 hirnschlag
 hirnventrikel
-hirnwasser
 hirsch
 hirschbrunft
 hirschbrunst
@@ -22092,7 +21658,6 @@ hirse
 hirte
 hirtenstab
 hirtentäschel
-hirundo
 hispanistik
 hispanität
 hispanoamerika
@@ -22165,7 +21730,6 @@ hochdruckflüssigchromatographie
 hochdruckgebiet
 hochdruckspindel
 hochebene
-hochfest
 hochfläche
 hochform
 hochfrequenz
@@ -22183,7 +21747,6 @@ hochkaräter
 hochkippe
 hochklassik
 hochkomma
-hochkommissars
 hochkonjunktur
 hochkreuz
 hochkroatien
@@ -22314,7 +21877,6 @@ hohlmass
 hohlnadel
 hohlnudeln
 hohlraum
-hohlräume
 hohlräumen
 hohlsprech
 hohlziegel
@@ -22348,7 +21910,6 @@ holstein
 holunder
 holz
 holzalkohol
-holzauge
 holzblasinstrumentenbauer
 holzblasinstrumentenmacher
 holzblock
@@ -22450,7 +22011,6 @@ honigmond
 honigwabe
 honigwein
 honk
-honni
 honorar
 honorarbasis
 honorationen
@@ -22486,7 +22046,6 @@ hormon
 hormone
 hormonsystem
 horn
-hornberger
 hornbläser
 hornersyndrom
 hornertrias
@@ -22515,7 +22074,6 @@ horst
 hort
 hose
 hosen
-hosenbeine
 hosenboden
 hosenhebe
 hosenladen
@@ -22642,7 +22200,6 @@ hundertjahrfeier
 hundertjährige
 hundertmarkschein
 hundertprozentiger
-hundertsten
 hundescheisse
 hundesohn
 hundevieh
@@ -22667,7 +22224,6 @@ hungerleider
 hungerlohn
 hungerplan
 hungerquelle
-hungers
 hungersnot
 hungertuch
 hungerturm
@@ -22705,7 +22261,6 @@ hustensaft
 hut
 hutkrempe
 hutsche
-hutschnur
 hwangho
 hwlplatte
 hybrid
@@ -22894,11 +22449,9 @@ hähnchenbollen
 hähnchenflügel
 hähnchenschenkel
 hähnchenschlegel
-häkchen
 häkelei
 häkelspitze
 hälfte
-hälften
 hälsingborg
 hämangiom
 hämatit
@@ -22965,7 +22518,6 @@ häufeln
 häufigkeit
 häufigkeitswörterbuch
 häufung
-häufungspunkt
 häufungswert
 häuptling
 häuschen
@@ -23040,8 +22592,6 @@ höllenqual
 höllenspektakel
 höllenstein
 höllerich
-hölzchen
-hör
 hörbehinderung
 hörbuch
 hörbuchausgabe
@@ -23060,7 +22610,6 @@ hörmarke
 hörmuschel
 hörnchen
 hörner
-hörnern
 hörorgan
 hörrinde
 hörsaal
@@ -23089,13 +22638,10 @@ hügelgrab
 hügelland
 hügellandschaft
 hühnchen
-hühner
 hühnerauge
 hühnerbrust
 hühnerhaut
-hühnern
 hülle
-hüllen
 hüllengefüge
 hüllenlosigkeit
 hüllkurve
@@ -23166,7 +22712,6 @@ ideenpool
 ideenreichtum
 ideensammlung
 identification
-identifier
 identifikation
 identifikationskarte
 identifikationsnummer
@@ -23189,7 +22734,6 @@ ideologie
 idiolatrie
 idiolekt
 idiom
-idiopathisches
 idiophon
 idiosynkrasie
 idiot
@@ -23213,9 +22757,7 @@ ignoranz
 ignorieren
 ihnen
 ihr
-ihre
 ihrer
-ihres
 ikon
 ikone
 ikonion
@@ -23315,7 +22857,6 @@ implosion
 imponderabilien
 imponderabilität
 import
-impotentia
 impotenz
 impresario
 impression
@@ -23532,7 +23073,6 @@ infrarotstrahlung
 infrastruktur
 infraviolettstrahlung
 infus
-infusionen
 ingenieur
 ingenieurakademie
 ingenieurgeodäsie
@@ -23595,7 +23135,6 @@ injektor
 injurie
 inkarnation
 inkarzeration
-inkasso
 inkassobevollmächtigter
 inkassobüro
 inkassofirma
@@ -23647,7 +23186,6 @@ innensechskantschraube
 innenstadt
 innentemperatur
 innenverdeck
-innenverkleidung
 innenwiderstand
 innere
 innereien
@@ -23674,7 +23212,6 @@ insania
 insasse
 inschrift
 insekt
-insekten
 insektenasyl
 insektenhaus
 insektenhotel
@@ -23730,7 +23267,6 @@ instationarität
 instinkt
 institut
 institution
-instruction
 instrukteur
 instruktion
 instruktor
@@ -23747,7 +23283,6 @@ instrumentenkunde
 instrumentenmacher
 instrumentierung
 insubordination
-insufficientia
 insuffizienz
 insulaner
 insulin
@@ -23772,7 +23307,6 @@ integration
 integrationsprozess
 integrität
 integritätslevel
-intel
 intellekt
 intellektueller
 intelligence
@@ -23902,7 +23436,6 @@ interviewter
 interzellularraum
 interzellularsubstanz
 interzeption
-intestinum
 intimbereich
 intimität
 intimkontakt
@@ -23983,7 +23516,6 @@ iodkaliumiodidlösung
 iodoformprobe
 iodstärketest
 iodwasserstoff
-ionen
 ionenaustauschchromatographie
 ionenaustauscher
 ionenbindung
@@ -24000,7 +23532,6 @@ ipad
 iper
 iphone
 iqtest
-irak
 irakirankrieg
 irakkrieg
 iraklio
@@ -24044,7 +23575,6 @@ irrealität
 irredentismus
 irreführung
 irrelevanz
-irren
 irrenanstalt
 irrenhaus
 irrer
@@ -24075,7 +23605,6 @@ irta
 isabell
 isarithme
 isbnummer
-ische
 ischialgie
 ischias
 ischiasnerv
@@ -24086,7 +23615,6 @@ ischurie
 ischämie
 isegrim
 iserin
-isla
 islam
 islamfaschismus
 islamischer
@@ -24206,9 +23734,7 @@ jagdbomber
 jagdfalke
 jagdflugzeug
 jagdfrevler
-jagdgründe
 jagdjet
-jagdpanzer
 jagdreise
 jagdstück
 jagdszene
@@ -24309,7 +23835,6 @@ japanmakak
 japse
 jargon
 jarmulke
-jas
 jasager
 jasagertendenz
 jatwinger
@@ -24334,21 +23859,16 @@ jazzkapelle
 jazzmusik
 jazzmusiker
 jean
-jeanne
 jeans
 jeanshose
 jeansstoff
 jeck
-jeder
 jedermann
 jeep
 jeffersonverfahren
-jehanne
 jehoschua
-jehova
 jehudi
 jejunum
-jemand
 jemen
 jenmopunkt
 jenseits
@@ -24374,7 +23894,6 @@ jetlag
 jetset
 jetski
 jetzt
-jeunesse
 jevanisch
 jibbum
 jidd
@@ -24470,7 +23989,6 @@ judaismus
 judas
 judaslohn
 jude
-juden
 judenbad
 judendiskriminierung
 judenfeindlichkeit
@@ -24583,7 +24101,6 @@ jurte
 jury
 jus
 justage
-justav
 justierbarkeit
 justierschraube
 justierung
@@ -24612,7 +24129,6 @@ jägersmann
 jägersprache
 jägertee
 jähheit
-jährchen
 jährige
 jähzorn
 jämmerling
@@ -24753,7 +24269,6 @@ kaiserwilhelmspitze
 kaiserwilhelmstadion
 kaizunge
 kaje
-kaka
 kakao
 kakaogetränk
 kakaomilch
@@ -24952,7 +24467,6 @@ kaninchenhunger
 kaninchenhöhle
 kaninchenloch
 kanker
-kann
 kannada
 kannbestimmung
 kanne
@@ -24964,7 +24478,6 @@ kannibalismus
 kannregelung
 kanon
 kanone
-kanonen
 kanonenbootdiplomatie
 kanonenbootpolitik
 kanonenfutter
@@ -25111,7 +24624,6 @@ karambolage
 karantaner
 karantanermark
 karantanien
-karawane
 karbolineum
 karbonade
 karbonat
@@ -25158,12 +24670,10 @@ kargowo
 karibik
 karies
 karikatur
-karin
 karisiacum
 karlismus
 karlmarxstadt
 karls
-karlsbader
 karlsburg
 karlschultzschieber
 karlspreis
@@ -25229,7 +24739,6 @@ karre
 karree
 karreedivision
 karrees
-karren
 karrenführer
 karrer
 karriere
@@ -25339,7 +24848,6 @@ kassapreis
 kassation
 kasse
 kassen
-kassenbestand
 kassenbon
 kassendifferenz
 kassenerfolg
@@ -25347,7 +24855,6 @@ kassenführer
 kassenmagnet
 kassenprüfer
 kassenschlager
-kassensturz
 kassenwart
 kassenzettel
 kassenüberschuss
@@ -25362,7 +24869,6 @@ kassiererin
 kassierung
 kassiterit
 kastanie
-kastanien
 kastanienball
 kastanienballett
 kastanienbankett
@@ -25414,7 +24920,6 @@ katechese
 katecholamine
 katecholaminüberschuss
 kategorie
-kategorien
 kategoriensatz
 kategorisierung
 katenoide
@@ -25492,7 +24997,6 @@ kaukasustanne
 kaukasusvorland
 kaulbarsch
 kauleiste
-kaum
 kaumuskel
 kaumuskulatur
 kaupindex
@@ -25569,7 +25073,6 @@ kehrzahl
 keif
 keifen
 keil
-keile
 keiler
 keilerei
 keilrippenriemen
@@ -25587,7 +25090,6 @@ keimfreiheit
 keimling
 keimwurzel
 keimzelle
-kein
 keitelkahn
 keithflackknoten
 keks
@@ -25670,7 +25172,6 @@ keratitis
 keratograf
 keratometer
 keratose
-keratosis
 kerb
 kerbe
 kerbholz
@@ -25740,10 +25241,8 @@ kernsymptom
 kernteilchen
 kernverschmelzung
 kernwaffe
-kernwaffen
 kernwaffenexplosion
 kernwaffentest
-kernwaffenversuchen
 kernzerfall
 kerosin
 kertsch
@@ -25993,7 +25492,6 @@ kirb
 kirbe
 kirchdiener
 kirche
-kirchen
 kirchenbann
 kirchenbau
 kirchenbesucher
@@ -26018,7 +25516,6 @@ kirchenmitglied
 kirchenmusik
 kirchenoberhaupt
 kirchenprovinz
-kirchenrutsch
 kirchenschiff
 kirchenschändung
 kirchenspaltung
@@ -26044,7 +25541,6 @@ kirmse
 kirschblüten
 kirschbombe
 kirsche
-kirschen
 kirschenmichel
 kirschkernbeisser
 kirschtomate
@@ -26085,14 +25581,12 @@ klagedrohung
 klagegedicht
 klagelied
 klageschrift
-klageweg
 klagewelle
 klagsdrohung
 klamauk
 klamm
 klammer
 klammeraffe
-klammerbeutel
 klammerentferner
 klammergriff
 klammermaschine
@@ -26130,7 +25624,6 @@ klapprad
 klapprechner
 klappspaten
 klappyzlinder
-klaps
 klapsdoktor
 klapse
 klapsmühle
@@ -26346,7 +25839,6 @@ kleintransporter
 kleintrombe
 kleinvenedig
 kleinverkauf
-kleinvieh
 kleinwalsertal
 kleinwien
 kleinwiesel
@@ -26422,19 +25914,15 @@ klimpern
 klinge
 klingel
 klingeln
-klingelton
 klinik
 klinikarzt
 klinikum
-klinke
-klinken
 klinkenputzer
 klinker
 klinometer
 klinsch
 klipfel
 klippe
-klippen
 klippenzone
 klirren
 klischee
@@ -26543,7 +26031,6 @@ knallrot
 knallschote
 knallsäure
 knalltüte
-knapp
 knappe
 knappheit
 knappschaft
@@ -26661,7 +26148,6 @@ knopfakkordeon
 knopfdruck
 knopfharmonika
 knopfkanüle
-knopfloch
 knorpelwachstumsstörung
 knorzen
 knospen
@@ -26975,7 +26461,6 @@ kommata
 kommen
 kommendator
 kommende
-kommens
 kommensale
 komment
 kommentar
@@ -26997,7 +26482,6 @@ kommisskopf
 kommissär
 kommittiv
 kommotio
-kommt
 kommune
 kommunikation
 kommunikationsdaten
@@ -27069,7 +26553,6 @@ komplex
 komplexität
 komplikation
 kompliment
-komplimente
 komplize
 komplizenschaft
 kompliziertheit
@@ -27100,7 +26583,6 @@ komprimierungsrate
 kompromat
 kompromiss
 kompromissbereitschaft
-kompromisse
 kompromissen
 kompromisslosigkeit
 kompromissvorschlag
@@ -27344,8 +26826,6 @@ kontinentalschelf
 kontinentalsockel
 kontinentalverschiebung
 kontinentalwasserscheide
-kontinente
-kontinenten
 kontinenzorgan
 kontingent
 kontingentierung
@@ -27459,7 +26939,6 @@ konzeptionsschutz
 konzern
 konzert
 konzertabend
-konzerten
 konzertflügel
 konzertmeister
 konzertpianist
@@ -27519,7 +26998,6 @@ kopfstimme
 kopfweh
 kopfwort
 kopfzeile
-kopfzerbrechen
 kopialbuch
 kopiar
 kopie
@@ -27859,7 +27337,6 @@ kratzen
 kratzer
 kratzern
 kratzfuss
-kratzfüsse
 kratzputz
 kratzrädchen
 kratzspur
@@ -27939,7 +27416,6 @@ kreiselinstrument
 kreiselmaschine
 kreiselpumpe
 kreiselstabilisator
-kreisen
 kreises
 kreisfehlerwahrscheinlichkeit
 kreisfrequenz
@@ -27997,7 +27473,6 @@ kreuze
 kreuzesweg
 kreuzfahrer
 kreuzfahrt
-kreuzfeuer
 kreuzgang
 kreuzgelenk
 kreuzknoten
@@ -28237,7 +27712,6 @@ kräuterbitter
 kräuterhexe
 kräutermajonäse
 krönung
-kröpfchen
 krösken
 krösus
 kröte
@@ -28351,7 +27825,6 @@ kulturdialekt
 kulturen
 kulturerdbeere
 kulturgut
-kulturhauptstadt
 kulturhoheit
 kulturjournal
 kulturkreis
@@ -28376,7 +27849,6 @@ kumulation
 kumulieren
 kumulierung
 kumulus
-kund
 kunde
 kundenbedarf
 kundenberater
@@ -28613,7 +28085,6 @@ kybernetik
 kyffhäuser
 kyffhäuserdenkmal
 kyffhäusergebirge
-kyiver
 kymophan
 kynophobie
 kyrenaika
@@ -28821,7 +28292,6 @@ küken
 kümmel
 kümmelspalter
 kümmeltürke
-kümmer
 kümmerling
 kümo
 kündigung
@@ -28938,7 +28408,6 @@ ladung
 lady
 ladyboy
 ladykiller
-lag
 lage
 lagebericht
 lagebeschreibung
@@ -28970,7 +28439,6 @@ lagerverkauf
 lagerzapfen
 lagesinn
 lagewort
-lago
 lagrange
 lagrangepunkt
 lahmacun
@@ -29007,7 +28475,6 @@ laktosemalabsorption
 lala
 lallen
 lambdafunktion
-lamberts
 lambertwfunktion
 lambsdorf
 lamellenkeilriemen
@@ -29177,7 +28644,6 @@ langzeitarbeitsloser
 langzeitpflege
 langzeittest
 langzeiturlaub
-lanius
 lanka
 lanmanagerprotokoll
 lanthan
@@ -29192,11 +28658,7 @@ lappen
 lapsus
 laptop
 larmoyanz
-larry
-lars
-larva
 larve
-larven
 laryngitis
 laryngopharynx
 laryngoskop
@@ -29228,7 +28690,6 @@ lasertiefschweissen
 laserverdampfen
 laserzeiger
 lasmog
-lass
 lassen
 lassitudo
 lasso
@@ -29281,13 +28742,11 @@ lateralisation
 laterallaut
 lateralsklerose
 lateration
-laterna
 laterne
 laternenbatterie
 laternenblume
 laternenpfahl
 latexhandschuh
-latichte
 latifundium
 latina
 latinistik
@@ -29303,14 +28762,12 @@ latschen
 latschenkiefer
 latschenknofel
 latte
-latten
 lattenschuss
 latticeboltzmannmethode
 latticeboltzmannverfahren
 lattich
 latz
 latzug
-latüchte
 laub
 laubbaum
 laubbesen
@@ -29367,7 +28824,6 @@ laufzeitstereofonie
 laufzeitumgebung
 lauge
 laugele
-laumaloche
 laune
 launen
 launenhaftigkeit
@@ -29405,18 +28861,15 @@ lautstärke
 lautstärkeregler
 lautstärkesteller
 lautähnlichkeit
-lava
 lavabo
 lavadom
 lavakuppel
 lavalampe
-lavandula
 lavendel
 lavendelheide
 lavezstein
 lavoir
 lavongai
-law
 lawine
 lawinendurchbruch
 laxans
@@ -29585,7 +29038,6 @@ leere
 leerfeld
 leerformel
 leergewicht
-leerlauf
 leerlaufmoment
 leerraum
 leerschlag
@@ -29595,7 +29047,6 @@ leertaste
 leerverkauf
 leerzeichen
 leerzeiger
-leg
 legalinspektion
 legalismus
 legalität
@@ -29604,7 +29055,6 @@ legat
 legatopedal
 legehenne
 legende
-legenden
 legendi
 legespiel
 legföhre
@@ -29664,7 +29114,6 @@ lehrfach
 lehrfahrt
 lehrfilm
 lehrgang
-lehrgeld
 lehrherr
 lehrkanzel
 lehrkraft
@@ -29677,7 +29126,6 @@ lehrlingssystem
 lehrlingsunterweisung
 lehrmaterial
 lehrmeinung
-lehrmeinungen
 lehrmeister
 lehrmeisterin
 lehrmittelfreiheit
@@ -29699,7 +29147,6 @@ lehrtochter
 lehrveranstaltung
 lehrvideo
 lehrwerk
-lehrzeit
 leib
 leibe
 leibeigener
@@ -29914,7 +29361,6 @@ lenkrollhalbmesser
 lenkrollradius
 lenkungsausschuss
 lenkwaffenkreuzer
-lentigines
 lentigo
 lenz
 lenze
@@ -29929,7 +29375,6 @@ leporello
 leporellofaltung
 leporellopapier
 lepra
-lepus
 lerchenfalke
 lerchenkopf
 lerchensporn
@@ -29989,7 +29434,6 @@ letalität
 lethargie
 letter
 letterkehr
-lettershop
 letterwechsel
 lettland
 letzt
@@ -30172,7 +29616,6 @@ liebesbotschaften
 liebesbrief
 liebesdame
 liebesdienerin
-liebesdienste
 liebesentzug
 liebesfilm
 liebesfreundschaft
@@ -30278,7 +29721,6 @@ limonade
 limone
 limosophyt
 limousine
-limski
 linde
 lindenbaum
 linderung
@@ -30289,7 +29731,6 @@ linearbandkeramik
 lineargleitlager
 linearkeramik
 lineartaktik
-lingua
 linguae
 linguist
 linguistik
@@ -30327,7 +29768,6 @@ linsengleichung
 linsenluxation
 linsensystem
 linsenteleskop
-linum
 linux
 linuxpinguin
 linzdonawitzverfahren
@@ -30340,7 +29780,6 @@ lippe
 lippen
 lippenbekenntnis
 lippens
-liptau
 liptausanktnikolaus
 lipämie
 liquid
@@ -30421,9 +29860,7 @@ livestream
 liveticker
 liveveranstaltung
 liveübertragung
-livland
 livonen
-livonia
 livonier
 livree
 lizentiat
@@ -30453,7 +29890,6 @@ lobrede
 lobschrift
 lobtirade
 lobtiraden
-lobus
 location
 loch
 lochen
@@ -30466,10 +29902,8 @@ lochkorrosion
 lochstelle
 lochung
 lochziegel
-lock
 locke
 lockedinsyndrom
-locken
 lockenstab
 lockersediment
 lockerung
@@ -30478,7 +29912,6 @@ lockmittel
 lockpick
 lockspitzel
 lockvogel
-locus
 loddel
 lodomerien
 log
@@ -30576,7 +30009,6 @@ lorenzschlüsselmaschine
 lorenzschlüsselzusatz
 lorgnette
 lorke
-los
 loschmidtkonstante
 loschmidtzahl
 loseblattsammlung
@@ -30681,7 +30113,6 @@ lufthansamitarbeiter
 lufthanseat
 lufthauch
 luftherrschaft
-lufthoheit
 lufthülle
 luftikus
 luftkissen
@@ -30693,7 +30124,6 @@ luftkraftstoffverhältnis
 luftkrankheit
 luftlager
 luftlandeoperation
-luftlandeschlacht
 luftlandetruppe
 luftlandung
 luftlinie
@@ -30727,7 +30157,6 @@ luftspeicherkraftwerk
 luftspiegelung
 luftsprudler
 luftsprung
-luftsprünge
 luftstoss
 luftstrahltriebwerk
 luftstreitkraft
@@ -30764,7 +30193,6 @@ lukullus
 lulatsch
 lulle
 lulli
-lulu
 lumbago
 lumbalsyndrom
 lumen
@@ -30808,10 +30236,8 @@ lurch
 lusaka
 lusche
 luschi
-lusciola
 lust
 lustbarkeit
-lustbremse
 luster
 lusterbse
 lustfaktor
@@ -30843,11 +30269,9 @@ luxusprodukt
 luzerlegung
 luzerne
 luzidität
-luzie
 luzifer
 luzon
 luzonstrasse
-lycopersicon
 lyellsyndrom
 lygophobie
 lymeborreliose
@@ -30871,7 +30295,6 @@ lyra
 lyrics
 lyrik
 lyriker
-lyrurus
 lyse
 lysergsäurediethylamid
 lyzeum
@@ -30882,7 +30305,6 @@ lächerlichkeit
 lähmung
 lämmchen
 lämmerschwanz
-lämplein
 lände
 länder
 länderchef
@@ -30934,13 +30356,11 @@ läusefleckfieber
 läusekamm
 läute
 läuterung
-löcher
 löffel
 löffelbiskuit
 löffelchen
 löffelchenposition
 löffelchenstellung
-löffeln
 löhne
 löhnung
 löschblatt
@@ -31020,7 +30440,6 @@ machbarkeitsnachweis
 machbarkeitsstudie
 mache
 macheffekt
-machen
 machenschaft
 machenschaften
 macher
@@ -31060,7 +30479,6 @@ macro
 macrobertsonland
 macron
 macropodidae
-mad
 madagaskar
 madagaskarstrauss
 madame
@@ -31092,7 +30510,6 @@ magendrücken
 magengericht
 magengeschwür
 magengrimmen
-mageninhalt
 magenkarzinom
 magenkrebs
 magenlähmung
@@ -31198,7 +30615,6 @@ maisonnette
 maissirup
 maiszucker
 maisäss
-maitre
 majestät
 majewski
 majewskisyndrom
@@ -31214,7 +30630,6 @@ majuskeln
 makaronesien
 makarow
 makarska
-makassar
 makedonien
 makedonisch
 makel
@@ -31317,7 +30732,6 @@ mammutbaum
 mammutprojekt
 mammutpumpe
 mamsell
-man
 mana
 management
 manager
@@ -31349,7 +30763,6 @@ mangaliza
 mangan
 mangandioxid
 mangarevainseln
-mange
 mangel
 mangelbeseitigung
 mangelernährung
@@ -31498,12 +30911,9 @@ markentransfer
 markenware
 markenweltmeisterschaft
 markenzeichen
-market
 marketing
-markets
 markgraf
 markgrafenkrieg
-markgraftum
 markgräflerkrieg
 markhor
 markiermunition
@@ -31753,7 +31163,6 @@ mastdarm
 mastdarms
 mastdarmwand
 mastektomie
-master
 masterarbeit
 masterkeyboard
 masterplan
@@ -31836,7 +31245,6 @@ mauerwerk
 mauke
 maul
 maulaffe
-maulaffen
 maulbeerbaum
 maulbeerspinner
 maulbeerstrauch
@@ -31924,7 +31332,6 @@ mecklenburgvorpommern
 meckpomm
 medaille
 medaillenspiegel
-media
 mediaevistik
 median
 medianuskompressionssyndrom
@@ -31966,7 +31373,6 @@ medizinmann
 medizinstudium
 mediävist
 mediävistik
-medulla
 medusa
 meduse
 meer
@@ -32004,7 +31410,6 @@ meeting
 meetingpoint
 meffekt
 megacity
-megaflop
 megafon
 megagramm
 megakolon
@@ -32100,7 +31505,6 @@ meiler
 meineid
 meinhardiner
 meinung
-meinungen
 meinungsaustausch
 meinungsbild
 meinungsbildung
@@ -32125,7 +31529,6 @@ meisterhand
 meisterklasse
 meisterkoch
 meisterleistung
-meisters
 meisterschaft
 meistersingerstadt
 meisterstück
@@ -32144,7 +31547,6 @@ melanoblastom
 melanocyt
 melanom
 melanose
-melanosis
 melanozyt
 melanozytennävus
 melanozytoblastom
@@ -32171,7 +31573,6 @@ melodiestimme
 melodram
 melodrama
 melonen
-member
 membran
 membranoxygenierung
 membranpotential
@@ -32209,7 +31610,6 @@ menhir
 meningen
 meningitis
 meningoenzephalitis
-meninx
 meniskus
 menjoubart
 menjoubärtchen
@@ -32349,7 +31749,6 @@ messgehilfe
 messgerät
 messgrösse
 messias
-messier
 messingschild
 messingtafel
 messinstrument
@@ -32409,7 +31808,6 @@ metaplasie
 metaposition
 metasequoie
 metastase
-metastasen
 metatheria
 metazeichen
 metencephalon
@@ -32497,7 +31895,6 @@ miasma
 miau
 miauen
 mic
-mich
 michellturbine
 mickerling
 mickymaus
@@ -32551,7 +31948,6 @@ miguelistenkrieg
 mikro
 mikroanalyse
 mikrobe
-mikroben
 mikrocephalie
 mikrochemie
 mikrocomputertechnik
@@ -32650,7 +32046,6 @@ militärgeografie
 militärgeographie
 militärgericht
 militärhospital
-militärischer
 militärjet
 militärjunta
 militärkoch
@@ -32695,16 +32090,13 @@ millionen
 millionendollarpunkt
 millionenstadt
 millionär
-miloriblau
 milu
-milvischen
 milzbrand
 milzbrandtoxin
 milzvergrösserung
 mime
 mimik
 mimikry
-mimosa
 mimose
 mimöschen
 minderbemittelter
@@ -32729,7 +32121,6 @@ mindestreserveverpflichtung
 mindestspeicherfrist
 mindset
 mine
-minen
 minenfeld
 minengürtel
 minenschreiber
@@ -32750,7 +32141,6 @@ mineur
 minga
 mingolsheim
 mingrelien
-mini
 minialbum
 miniatur
 miniaturgolf
@@ -32812,7 +32202,6 @@ mischbrot
 mischdüse
 mischer
 mischfarbe
-mischform
 mischgetränk
 mischling
 mischlingshund
@@ -32828,12 +32217,10 @@ miselsucht
 misere
 misogynie
 misoreinseln
-missa
 missal
 missale
 missbehagen
 missbildung
-missbildungen
 missbilligung
 missbrauch
 missdeutung
@@ -32892,7 +32279,6 @@ mistschaufel
 miststück
 mistvieh
 mistwetter
-mit
 mitangeklagter
 mitarbeit
 mitarbeiter
@@ -33171,12 +32557,9 @@ molekülformel
 molekülmasse
 molenbruch
 molenei
-molesten
 molkerei
 molkereiprodukt
 moll
-molli
-molluscum
 molluske
 molly
 mollymauk
@@ -33194,7 +32577,6 @@ molybdänit
 moment
 momentaufnahme
 momentchen
-momente
 momenten
 momentgestaltung
 momentschöpfung
@@ -33271,7 +32653,6 @@ monotonie
 monozytenangina
 monrovia
 monroviagitter
-monsieur
 monster
 monsterkrabbe
 monsterkurve
@@ -33348,7 +32729,6 @@ morast
 moratorium
 morawien
 morbidität
-morbus
 mord
 mordaufruf
 mordbube
@@ -33356,21 +32736,16 @@ mordfabrik
 mordgesindel
 mordgier
 mordlust
-mordsangst
 mordsappetit
 mordsarbeit
 mordsbetrieb
 mordshunger
 mordskrach
-mordspektakel
-mordsrummel
 mordsspektakel
-mordstheater
 mordwange
 mordweihnacht
 more
 morelle
-mores
 moresby
 moresnet
 morgana
@@ -33382,9 +32757,7 @@ morgendämmerung
 morgenessen
 morgengabe
 morgengrauen
-morgenkaffee
 morgenland
-morgenluft
 morgenmagazin
 morgenmantel
 morgenmensch
@@ -33395,7 +32768,6 @@ morgenritual
 morgenrot
 morgenröte
 morgenstern
-morgenstund
 morgenstunde
 morgentau
 morgentoilette
@@ -33449,7 +32821,6 @@ mostert
 mostfliege
 mostpresse
 mostrich
-motacilla
 motel
 motherboard
 motilität
@@ -33495,7 +32866,6 @@ mountainbikefahrer
 mountainbiker
 mouse
 movens
-mozart
 mozartbonbon
 mozartfestspiele
 mozartiade
@@ -33513,7 +32883,6 @@ muckefuck
 mucken
 muckibude
 muckis
-mucks
 mucus
 muddern
 muddpilot
@@ -33582,13 +32951,11 @@ mundtuch
 mundvorhof
 mundvorrat
 mundwerk
-mundwerks
 mundwinkelrhagaden
 mundöffnung
 mungatzen
 muni
 munifisel
-munition
 munitionsgürtel
 munitionsnachladen
 muntenia
@@ -33621,7 +32988,6 @@ muschelperle
 muschelschubser
 muschi
 muschpoke
-musculus
 muse
 musel
 muselman
@@ -33690,7 +33056,6 @@ muskat
 muskatnuss
 muskel
 muskelatrophie
-muskelaufbau
 muskelentspannung
 muskelerkrankung
 muskelfaser
@@ -33707,7 +33072,6 @@ muskelpaket
 muskelprotz
 muskelrelaxans
 muskelrelaxation
-muskels
 muskelschmerz
 muskelschwund
 muskelschwäche
@@ -33754,7 +33118,6 @@ muthung
 mutismus
 mutlosigkeit
 mutmassung
-mutmassungen
 muts
 mutter
 mutterboden
@@ -33803,7 +33166,6 @@ myiasis
 mykologie
 mykose
 mykotoxin
-myocastor
 myofibrille
 myokard
 myokardinfarkt
@@ -33857,13 +33219,11 @@ mährischschlesien
 mäkler
 mälaren
 mälarsee
-mängel
 mängelbürgschaft
 mängelexemplar
 mängelhaftung
 mängeln
 männchen
-männe
 männeken
 männekes
 männer
@@ -33874,7 +33234,6 @@ männerhandball
 männerhandtasche
 männerheilkunde
 männerherrschaft
-männerherzen
 männern
 männerrad
 männers
@@ -33918,7 +33277,6 @@ mäusespeck
 mäusle
 mäzen
 mäzenat
-mäzens
 möbel
 möbelbezug
 möbeln
@@ -33949,7 +33307,6 @@ möppchen
 möpse
 mörder
 mörderbande
-mördergrube
 mörta
 mörtel
 mörtelkelle
@@ -33957,7 +33314,6 @@ mörthe
 möse
 möwchen
 mücke
-mücken
 mückennetz
 mückenstich
 müdewerden
@@ -33966,7 +33322,6 @@ müdigkeitsattacke
 müesli
 müh
 mühe
-mühen
 mühewaltung
 mühlbach
 mühle
@@ -34050,7 +33405,6 @@ müssiggang
 müssiggänger
 mütterlinie
 mütze
-mützenrand
 nabe
 nabelpiercing
 nabeltier
@@ -34086,7 +33440,6 @@ nachdenkzeit
 nachdruck
 nacheiferung
 nacheinander
-nachen
 nachfahre
 nachfahren
 nachfassen
@@ -34171,7 +33524,6 @@ nachsinnen
 nachsommer
 nachspann
 nachspeise
-nachspiel
 nachstellen
 nachsteller
 nachstellung
@@ -34182,7 +33534,6 @@ nachtbar
 nachtblindheit
 nachteil
 nachteile
-nachteilen
 nachtessen
 nachteule
 nachtgebet
@@ -34255,7 +33606,6 @@ nadelgehölzpflanzung
 nadelgehölzsammlung
 nadelhölzer
 nadelimpuls
-nadelrad
 nadelspitze
 nadelstich
 nadelstreifen
@@ -34267,7 +33617,6 @@ nadelzinn
 nadelzinnerz
 nadelöhr
 nadir
-naevus
 nagel
 nagelband
 nagelbetts
@@ -34298,7 +33647,6 @@ nahnebensprechen
 nahost
 nahostkonflikt
 nahrung
-nahrungsaufnahme
 nahrungsergänzung
 nahrungsmangel
 nahrungsmittel
@@ -34321,7 +33669,6 @@ namen
 namenforschung
 namenkunde
 namenlosigkeit
-namens
 namensagentur
 namensberatung
 namenschrist
@@ -34364,7 +33711,6 @@ narkotikum
 narr
 narration
 narren
-narrenfreiheit
 narrenhaus
 narrenpritsche
 narrhalesen
@@ -34472,7 +33818,6 @@ naturalrabatt
 naturbursche
 naturdenkmal
 naturdünger
-nature
 naturell
 naturenergie
 naturereignis
@@ -34509,7 +33854,6 @@ nautik
 navaho
 navajo
 navette
-navi
 navigationssystem
 navigationsverfahren
 nawaro
@@ -34532,7 +33876,6 @@ nebelbad
 nebelbombe
 nebelgranate
 nebelkerze
-nebelkerzen
 nebelmonat
 nebelscheinwerfer
 nebelschleier
@@ -34634,7 +33977,6 @@ negligee
 negride
 negroide
 nehmen
-nehmerqualitäten
 nehrung
 neid
 neidbolzen
@@ -34696,7 +34038,6 @@ neoplasma
 neopren
 neorenaissance
 neoromanik
-neotrombicula
 neozoikum
 neozoon
 nepal
@@ -34715,7 +34056,6 @@ nepper
 neptun
 neptunstaufe
 nerd
-nerium
 nernstgleichung
 nernsttheorem
 nerv
@@ -34746,7 +34086,6 @@ nervenzusammenbruch
 nervenzusammenbruchs
 nervosität
 nervtöter
-nervus
 nessel
 nesselausschlag
 nesseln
@@ -34767,7 +34106,6 @@ netiquette
 netizen
 netnews
 nettigkeit
-nettigkeiten
 netting
 nettobarwert
 nettogewicht
@@ -34974,7 +34312,6 @@ nibble
 nibelungentreue
 nibelungenwerk
 nicaragua
-nicht
 nichtanerkennung
 nichtangriffspakt
 nichtausbalanciertheit
@@ -35003,7 +34340,6 @@ nichtschüler
 nichtschülerabitur
 nichtschülerabiturprüfung
 nichtseemann
-nichtsein
 nichtsequentialität
 nichtsesshafter
 nichtskönner
@@ -35015,7 +34351,6 @@ nichtswisser
 nichttrinitarier
 nichttrinker
 nichtveranlagungsbescheinigung
-nichtverbreitung
 nichtwahrhabenwollen
 nichtwissen
 nichtwissender
@@ -35098,7 +34433,6 @@ nierengefässsystem
 nierengift
 niereninsuffizienz
 nierenkrankheit
-nierenkrankheiten
 nierenstein
 nierenversagen
 nieselprim
@@ -35115,7 +34449,6 @@ nigerkongosprachen
 nigger
 nihilartikel
 nikaragua
-nike
 nikolaibahn
 nikolaiken
 nikolaus
@@ -35174,7 +34507,6 @@ nix
 nixe
 nizzaklassifikation
 nizäa
-njassaland
 nmethylamphetamin
 nmrspektroskopie
 nobelpreis
@@ -35250,7 +34582,6 @@ nordgau
 nordhalbkugel
 nordhemisphäre
 nordhimmel
-nordirland
 nordische
 nordistik
 norditalien
@@ -35372,7 +34703,6 @@ notenvergabe
 notenzeichen
 notfall
 notfallambulanz
-notfallmassnahmen
 notfallstation
 notfallwiederherstellung
 notgroschen
@@ -35403,7 +34733,6 @@ notwasserung
 notwehr
 notwendigkeit
 notwendigste
-notwendigsten
 notzucht
 nouakchott
 nougat
@@ -35412,7 +34741,6 @@ novelle
 november
 novemberaufstand
 novemberkrise
-novemberpogrome
 novität
 novize
 novo
@@ -35524,12 +34852,10 @@ numeralien
 numerical
 numerik
 numeroteur
-numerus
 numismatik
 numismatiker
 nummer
 nummeriermaschine
-nummern
 nummernblock
 nummernschild
 nuntius
@@ -35641,7 +34967,6 @@ nämlichkeit
 näpfchenstein
 närrin
 närrinnen
-näschen
 nävus
 nävuszellnävus
 nöck
@@ -35663,7 +34988,6 @@ nüsslisalat
 nüster
 nützlichkeit
 oase
-obacht
 obatzda
 obatzter
 obazda
@@ -35673,7 +34997,6 @@ obdachloser
 obduktion
 obedienz
 obein
-ober
 oberbau
 oberbauch
 oberbayerningolstadt
@@ -35688,7 +35011,6 @@ oberflurhydrant
 oberfläche
 oberflächenplasmon
 obergrenze
-oberhand
 oberhandgriff
 oberhaupt
 oberhaus
@@ -35739,7 +35061,6 @@ oberton
 obertonregister
 obervinschgau
 obervolta
-oberwasser
 oberweite
 oberzentrum
 oberösterreich
@@ -35764,7 +35085,6 @@ obligationenmarkt
 obligationenrecht
 obligo
 obliteration
-obmann
 obnoxiation
 obodriten
 oboespieler
@@ -35812,10 +35132,8 @@ occipitallappen
 ocelle
 ochlokratie
 ochropyra
-ochs
 ochse
 ochsebrot
-ochsen
 ochsenfiesl
 ochsenpesel
 ochsenziemer
@@ -35918,7 +35236,6 @@ ohrwurm
 oikonym
 oil
 okapi
-okay
 okkasionalismus
 okklusion
 okklusionsfläche
@@ -35965,7 +35282,6 @@ oligopson
 oligurie
 oliva
 olivenbaum
-oliver
 oliviensis
 olle
 oller
@@ -35980,7 +35296,6 @@ olympiasportler
 olympiateilnehmer
 olympic
 olympionike
-olympischen
 olympisches
 olympus
 oma
@@ -36201,7 +35516,6 @@ ordthyreoiditis
 oregano
 organ
 organe
-organen
 organigramm
 organik
 organisation
@@ -36215,7 +35529,6 @@ organismus
 organist
 organistin
 organistrum
-organization
 organmandat
 organologie
 organotherapie
@@ -36257,7 +35570,6 @@ originals
 originaltitel
 originalton
 originaltreue
-oriolus
 orkan
 orkus
 orlog
@@ -36318,7 +35630,6 @@ ortsvorsteher
 ortsvorwahl
 ortszulage
 ortszuschlag
-oryctolagus
 oryktognosie
 oryktologie
 osaft
@@ -36372,7 +35683,6 @@ ostfrankenreich
 ostfriesenhaus
 ostfriesennerz
 ostgebiete
-ostgebieten
 ostgroppe
 ostindien
 ostjordanland
@@ -36440,7 +35750,6 @@ overhead
 overheadfolie
 overheadprojektor
 overheadprojektorfolie
-overkill
 ovidukt
 ovulation
 ovum
@@ -36488,7 +35797,6 @@ packprogramm
 packung
 packungsbeilage
 packungsgrösse
-pacta
 pad
 padanisch
 paddel
@@ -36566,7 +35874,6 @@ paläontologie
 paläotschad
 paläozoikum
 palästina
-palästinaflüchtlinge
 palästinakrieg
 palästinenserschal
 palästinensertuch
@@ -36627,7 +35934,6 @@ pannen
 pannendienst
 pannenhelfer
 pannenhilfe
-pannenserie
 pannenservice
 pannenstreifen
 panniculitis
@@ -36643,8 +35949,6 @@ panrumänismus
 panslawismus
 panter
 panther
-panthera
-panthersprung
 pantine
 pantoffel
 pantoffelheld
@@ -36696,7 +36000,6 @@ paper
 paperback
 paperbackausgabe
 papeterie
-papi
 papier
 papierabfall
 papierabfälle
@@ -36826,7 +36129,6 @@ paranuss
 parapet
 paraphe
 paraphrase
-paraplegia
 paraplegie
 parapluie
 parapluiebaum
@@ -36907,9 +36209,7 @@ paronomasie
 paronychie
 parotis
 parotitis
-parrotia
 parrotie
-pars
 parsebaum
 parsec
 parsimonie
@@ -36966,7 +36266,6 @@ partner
 partneragentur
 partnerbörse
 partnerin
-partnern
 partnerschaft
 partnerschaftsgesellschaft
 partnership
@@ -36980,7 +36279,6 @@ partykiller
 partykleidchen
 partyluder
 partylöwe
-parus
 parvenu
 parvenü
 parzelle
@@ -36990,7 +36288,6 @@ parzenfenstermethode
 parzipan
 parästhesie
 parömie
-pas
 pascha
 pascherei
 paschto
@@ -37027,12 +36324,10 @@ passivität
 passivlegitimation
 passivsaldo
 passivseite
-passo
 passphrase
 passscheibe
 passstift
 passstück
-passt
 passus
 passvermerk
 passwort
@@ -37116,7 +36411,6 @@ patschhändchen
 patte
 patzer
 pauke
-pauken
 paukenschlag
 paukenschläger
 paukenspieler
@@ -37147,7 +36441,6 @@ payroll
 paywall
 paz
 pazifik
-pazifische
 pazifismus
 pazifist
 pcgame
@@ -37161,7 +36454,6 @@ peanuts
 pech
 pechvogel
 peckerl
-pecten
 pedal
 pedale
 pedalo
@@ -37297,7 +36589,6 @@ perianalabszess
 perianalthrombose
 perianalvenenthrombose
 perianth
-periduralanästhesie
 perigon
 perigonium
 perigäum
@@ -37331,14 +36622,12 @@ perkussionist
 perkussionsschweissen
 perlchen
 perle
-perlen
 perlottierung
 perlustrierung
 perlzucker
 permafrost
 permafrostboden
 permalink
-permanent
 permanentlink
 permanentmagnet
 permeabilität
@@ -37365,7 +36654,6 @@ persisch
 persistenz
 perso
 person
-persona
 personal
 personalabbau
 personalangabe
@@ -37562,7 +36850,6 @@ pfennig
 pfennigabsatz
 pfennigbaum
 pfennige
-pfennigen
 pfennigfuchser
 pfennigfuchserei
 pferch
@@ -37864,7 +37151,6 @@ piano
 pianoforte
 pianolack
 pianopedal
-pica
 picatinnyschiene
 piccolo
 piccoloflöte
@@ -37908,7 +37194,6 @@ pikettdienst
 pikkolo
 pikkoloflöte
 piktogramm
-pilatus
 pilger
 pilgerfahrt
 pilgerreise
@@ -37938,7 +37223,6 @@ pilz
 pilze
 pilzerkrankung
 pilzinfektion
-pilzinfektionen
 pilzkunde
 pilzmittel
 piment
@@ -37992,7 +37276,6 @@ pirogoff
 pirogoffamputation
 pirol
 pirouette
-pirouetten
 pirsch
 pirschjagd
 pisces
@@ -38036,7 +37319,6 @@ plagiat
 plagiator
 plaisir
 plakat
-plakate
 plakatsäule
 plakette
 plan
@@ -38073,7 +37355,6 @@ planwirtschaft
 planzeiger
 plappermaul
 plaque
-plasmaersatzmittel
 plasmaexpander
 plasmalemma
 plasmamembran
@@ -38092,7 +37373,6 @@ plastizität
 plastomer
 plastozän
 platane
-platanus
 plateau
 plateaugletscher
 platine
@@ -38147,7 +37427,6 @@ platzreife
 platzset
 plauderei
 plauderstimmung
-plauderstündchen
 plaudertasche
 plausch
 plausibilität
@@ -38184,7 +37463,6 @@ pleuritis
 plexiglas
 plexus
 pli
-plica
 plicht
 plimsollmarke
 plins
@@ -38193,17 +37471,14 @@ plinsen
 plinz
 plissee
 plombe
-plopp
 plopschutz
 plosiv
 plosivlaut
 plot
 plotter
 pluginhybrid
-plumeau
 plummer
 plumpbeutler
-plumps
 plumpsklo
 plunder
 plural
@@ -38225,10 +37500,8 @@ plädoyer
 pläne
 plänkelei
 pläsier
-pläsir
 plätteisen
 plätzchen
-plätze
 plätzen
 plätzli
 plömper
@@ -38240,9 +37513,7 @@ plümo
 plümont
 plümper
 plünderer
-plünderern
 plündergut
-plündern
 plünderung
 plünnen
 plüsch
@@ -38291,7 +37562,6 @@ pointierung
 poissonnier
 poissonzahl
 pokal
-poker
 pokerer
 pokerface
 pokerspieler
@@ -38330,7 +37600,6 @@ polessien
 polfilter
 polgüte
 police
-policy
 polier
 polierleder
 poliermittel
@@ -38373,7 +37642,6 @@ polizeistaat
 polizeiwache
 polizist
 polizze
-pollachius
 pollack
 polleiter
 pollen
@@ -38467,14 +37735,12 @@ ponor
 ponte
 pontier
 pontifex
-pontius
 ponton
 pontonbrücke
 pontos
 pontosgrieche
 pontusgebirge
 pontusgrieche
-pony
 ponyhof
 ponzainseln
 pool
@@ -38495,7 +37761,6 @@ popo
 poppschutz
 popschutz
 popsong
-popstar
 popularität
 popularkultur
 popularliteratur
@@ -38503,7 +37768,6 @@ popularmusik
 population
 populationsökologie
 populismus
-populus
 populärkultur
 populärpsychologie
 porajmos
@@ -38542,11 +37806,9 @@ portugal
 porzellan
 porzellanerde
 porzellanhunde
-porzellankiste
 porzellanladen
 porzellanton
 posament
-posaune
 posaunenspieler
 posaunist
 pose
@@ -38554,7 +37816,6 @@ poseidon
 posemuckel
 posemukel
 position
-positionen
 positionierung
 positionsastronomie
 positionsbestimmung
@@ -38662,7 +37923,6 @@ potpourri
 potsdam
 pott
 pottasche
-pottascheblau
 potte
 pottfinger
 pottkieker
@@ -38791,7 +38051,6 @@ prerowstrom
 presbyopie
 presbyterium
 presley
-press
 pressburg
 presse
 presseabteilung
@@ -38843,7 +38102,6 @@ preussen
 preussenfahrt
 preussenputsch
 preussenschlag
-preussischblau
 preussischlitauen
 preussischschlesien
 preview
@@ -38895,14 +38153,12 @@ prinzessin
 prinzip
 prinzipal
 prinzipalagenttheorie
-prinzipien
 prinzipienlosigkeit
 prinzipienreiter
 prio
 prionenkrankheit
 priorisierung
 priorität
-prioritäten
 prioritätenliste
 prioritätsgrundsatz
 prioritätsinversion
@@ -38945,7 +38201,6 @@ privatsphäre
 privatvermögen
 privileg
 privilegien
-privilegierter
 privilegierung
 prizipientreue
 prkampagne
@@ -39091,7 +38346,6 @@ progression
 progressismus
 prohibition
 projekt
-projektdienste
 projektgruppe
 projektil
 projektion
@@ -39145,7 +38399,6 @@ prompter
 pronationsreflex
 pronatorenreflex
 pronomen
-proof
 propaganda
 propagandakompanie
 propagandatruppe
@@ -39320,7 +38573,6 @@ prummetaat
 prunk
 prunkrüstung
 prunkstück
-prunus
 pruritus
 pruumetaat
 prverantwortlicher
@@ -39365,7 +38617,6 @@ prämie
 prämillenarismus
 prämillennialismus
 prämisse
-prämissen
 prämolar
 präparat
 präparator
@@ -39431,7 +38682,6 @@ prüfsumme
 prüfung
 prüfungsausschuss
 prüfungsbericht
-prüfungsfragen
 prüfungskommission
 prüfungsordnung
 prüfungswesen
@@ -39469,7 +38719,6 @@ pseudotumor
 pseudowahrheitswert
 pseudowissenschaft
 pseudowut
-pseudoxanthoma
 psoriasis
 psyche
 psychiater
@@ -39506,7 +38755,6 @@ pubertierender
 pubertät
 pubeszenz
 public
-publicity
 publikation
 publikum
 publikumserfolg
@@ -39621,7 +38869,6 @@ pups
 purgatorium
 purim
 purimfest
-purpose
 purpurgerade
 purpurlinie
 purpurwaldvöglein
@@ -39779,7 +39026,6 @@ quadrotor
 quadrupel
 quai
 qual
-qualen
 quali
 qualifikation
 qualifizierungsarbeit
@@ -39935,13 +39181,11 @@ quittierung
 quittung
 quivive
 quiz
-quo
 quoddel
 quotation
 quote
 quotenhit
 quotenrenner
-quotenverfahren
 quotenverhältnis
 quotient
 quäker
@@ -40205,7 +39449,6 @@ ranviernode
 ranvierschnürring
 ranzen
 rap
-raphus
 rapier
 rappanriegel
 rappel
@@ -40246,7 +39489,6 @@ rassentheorie
 rassentrennung
 rassestandard
 rassist
-rast
 raster
 rasterdrucker
 rastergrafik
@@ -40291,7 +39533,6 @@ rationalprinzip
 rationierung
 ratioskala
 ratlosigkeit
-ratsch
 ratsche
 ratscherei
 ratschlag
@@ -40324,7 +39565,6 @@ raubvogel
 raubüberfall
 rauch
 rauchen
-raucher
 raucherlunge
 rauchfang
 rauchfangkehrer
@@ -40361,7 +39601,6 @@ raumausdehnungskoeffizient
 raumbezug
 raumbezugsgrundform
 raumdistanz
-raumes
 raumfahrer
 raumfahrt
 raumfahrtbehörde
@@ -40399,7 +39638,6 @@ raupenband
 raupenfahrzeug
 raupenkette
 raureif
-raus
 rausch
 rauschabstand
 rauschebart
@@ -40483,7 +39721,6 @@ rebberg
 rebe
 rebell
 rebellion
-reben
 rebenkunde
 rebensaft
 rebfläche
@@ -40609,8 +39846,6 @@ rechtszug
 rechung
 recke
 recken
-recognition
-recovery
 recruiting
 recruitment
 rector
@@ -40624,7 +39859,6 @@ redakteur
 redaktor
 rede
 redebedürfnis
-redebeitrag
 redeblume
 rededuell
 redefigur
@@ -40716,7 +39950,6 @@ refugee
 refugium
 refundierung
 regal
-regalen
 regalien
 regat
 regatsdeutsche
@@ -40793,7 +40026,6 @@ regimentstochter
 regiolekt
 region
 regionalbahn
-regionalentwicklung
 regionalforschung
 regionalismenwörterbuch
 regionalleiter
@@ -40872,7 +40104,6 @@ reicher
 reichhaltigkeit
 reichmoor
 reichsabschied
-reichsabtei
 reichsacht
 reichsadelsstand
 reichsarmatur
@@ -40898,7 +40129,6 @@ reichsinsignien
 reichsitalien
 reichsjägermeister
 reichskammerzieler
-reichskartell
 reichskleinodien
 reichskriegsflagge
 reichskriegshafen
@@ -40954,7 +40184,6 @@ reifung
 reifungsverzögerung
 reigen
 reigschmeckter
-reih
 reihe
 reihen
 reihenfertigung
@@ -41005,7 +40234,6 @@ reisekosten
 reisekrankheit
 reisemobil
 reisen
-reisende
 reisender
 reisepass
 reiseplan
@@ -41025,7 +40253,6 @@ reisfresser
 reisiger
 reislamisierung
 reismelde
-reissaus
 reissbrett
 reissbrettstift
 reissen
@@ -41055,7 +40282,6 @@ reitschule
 reiz
 reizbarkeit
 reizdeprivation
-reize
 reizen
 reizentzug
 reizgas
@@ -41101,7 +40327,6 @@ relaisfunkstelle
 relaisstation
 relaisstelle
 relation
-relationen
 relationenalgebra
 relations
 relativierung
@@ -41143,7 +40368,6 @@ remmidemmi
 remoulade
 remuneration
 remunerierung
-ren
 renaissance
 renaissancekriege
 renaissancemusik
@@ -41245,7 +40469,6 @@ reptil
 reptilie
 reptilienfonds
 republik
-republikanischen
 repulsivstoff
 reputation
 requiem
@@ -41269,7 +40492,6 @@ reservierung
 reservist
 reservoir
 reset
-resident
 residenz
 residenzregel
 residualgestein
@@ -41309,7 +40531,6 @@ restaurateur
 restauration
 restaurator
 restaurierung
-restausgleich
 restbestand
 reste
 restebuchhandel
@@ -41400,7 +40621,6 @@ revoluzzer
 revolver
 revolverblatt
 revolverheld
-revue
 revuegirl
 revuetheater
 revuetänzerin
@@ -41423,9 +40643,7 @@ rhabarber
 rhein
 rheinaue
 rheinfranken
-rheinische
 rheinmainflughafen
-rheins
 rheinseite
 rhenium
 rhenus
@@ -41445,7 +40663,6 @@ rhinozeros
 rhizophage
 rho
 rhodes
-rhodesien
 rhombencephalon
 rhomboeder
 rhomboederstumpf
@@ -41455,7 +40672,6 @@ rhonchus
 rhonegletscher
 rhythmus
 rhöndorf
-ribes
 ribisel
 riboflavin
 rica
@@ -41523,10 +40739,7 @@ riemenantrieb
 riemenboden
 riemengetriebe
 riementrieb
-rien
 riese
-riesenangst
-riesenaufstand
 riesenbaby
 riesenbärenklau
 riesendummheit
@@ -41546,14 +40759,11 @@ riesenstern
 riesenteil
 riesenwelle
 riesenwuchs
-riesenzellgranuloarteriitis
 riffelbildung
 rifkrieg
 rifliessbild
 riftzone
 riga
-right
-rights
 rigidität
 rigipsplatte
 rigor
@@ -41614,7 +40824,6 @@ rippelstrom
 rippen
 rippenfellentzündung
 rippenspeer
-rippenstoss
 rippenstück
 ripperl
 ripple
@@ -41760,7 +40969,6 @@ rollregal
 rollreibung
 rollreibungsbeiwert
 rollschneider
-rollschuh
 rollsteig
 rollstuhl
 rolltreppe
@@ -41928,7 +41136,6 @@ rubidium
 rubra
 rubrik
 rubrum
-rubus
 ruch
 ruchlosigkeit
 ruck
@@ -42072,7 +41279,6 @@ rundumsorglospaket
 rundumversorgung
 runkelrübe
 runner
-runter
 runzel
 runzeligkeit
 runzeln
@@ -42084,7 +41290,6 @@ rursee
 rurstausee
 rus
 rusa
-ruse
 rushhour
 rusniaken
 russ
@@ -42092,7 +41297,6 @@ russe
 russenfeindlichkeit
 russenkraut
 russerei
-russia
 russinen
 russinisch
 russisch
@@ -42105,7 +41309,6 @@ russland
 russlanddeutscher
 russlandfeldzug
 russlandkrise
-russlands
 russländer
 russophobie
 russynen
@@ -42173,7 +41376,6 @@ römerkragen
 römersalat
 römisches
 röntgenaufnahme
-röntgenaufnahmen
 röntgenbeugung
 röntgenbild
 röntgendiffraktion
@@ -42220,7 +41422,6 @@ rückbank
 rückbau
 rückbesinnung
 rückbildung
-rückbildungsprozess
 rückblende
 rückblick
 rücken
@@ -42286,7 +41487,6 @@ rückpropagierung
 rückrechnung
 rückreise
 rückresorption
-rückruf
 rückschaffung
 rückschau
 rückschlag
@@ -42330,7 +41530,6 @@ rückwärtsgewandtheit
 rückwärtssuche
 rückwärtstransformation
 rückzahlung
-rückzieher
 rückzug
 rückzugsort
 rückzugsstätte
@@ -42353,7 +41552,6 @@ rührschinken
 rührseligkeit
 rührstange
 rührstück
-rührt
 rührtrommel
 rüpel
 rüpelei
@@ -42533,7 +41731,6 @@ saline
 salinität
 saliva
 salivation
-salix
 salmiak
 salmiakgeist
 salmonellenenteritis
@@ -42585,7 +41782,6 @@ salzkatze
 salzlake
 salzlakenkäse
 salzlauge
-salzlösungen
 salzquelle
 salzsee
 salzsole
@@ -42744,7 +41940,6 @@ sarazene
 sarazenensäbel
 sarde
 sardin
-sardinen
 sardinier
 sardinierin
 sarg
@@ -42806,7 +42001,6 @@ satzbau
 satzbaus
 satzgegenstand
 satzglied
-satzinhalt
 satzkonstituente
 satzlehre
 satzmelodie
@@ -42892,7 +42086,6 @@ savanne
 savantsyndrom
 savognin
 savognino
-savoir
 sax
 saxa
 saxofon
@@ -43026,7 +42219,6 @@ schalterleiste
 schaltfeld
 schaltfläche
 schalthebel
-schalthebeln
 schaltier
 schaltklinke
 schaltknochen
@@ -43195,11 +42387,9 @@ scheckheft
 scheckkarte
 schecks
 scheduling
-scheffel
 scheherazade
 scheherezade
 scheibe
-scheiben
 scheibenläuferturbine
 scheibtruhe
 scheide
@@ -43242,7 +42432,6 @@ scheinriese
 scheinselbstständigkeit
 scheinselbständiger
 scheinselbständigkeit
-scheinsicherheit
 scheinstaat
 scheintiefsinn
 scheinvariable
@@ -43299,14 +42488,11 @@ schenkkrankheit
 schenkler
 schenkung
 scheppern
-scher
 scherbe
 scherbel
 scherben
-scherbenhaufen
 scherbruch
 scherdehnung
-schere
 scheren
 scherenschnitt
 scherentzähung
@@ -43329,7 +42515,6 @@ scherverzähung
 scherwelle
 scherz
 scherzbold
-scherze
 scherzen
 scherzerl
 scherzkeks
@@ -43346,7 +42531,6 @@ scheuleder
 scheune
 scheunendrescher
 scheunenprinzip
-scheunentor
 scheusal
 scheusslichkeit
 schi
@@ -43381,7 +42565,6 @@ schicksalsgläubiger
 schicksalsschlag
 schickse
 schickung
-schieb
 schiebebalken
 schiebedach
 schiebefax
@@ -43441,7 +42624,6 @@ schienenverkehr
 schienenverkehrslärm
 schienenzeppelin
 schierlingstanne
-schiess
 schiessbaumwolle
 schiessberechtigter
 schiessbudenfigur
@@ -43458,11 +42640,9 @@ schiff
 schiffahrtsstrasse
 schiffbau
 schiffboden
-schiffbruch
 schiffbrücke
 schiffchen
 schiffe
-schiffen
 schiffer
 schifferklavier
 schifferknoten
@@ -43647,11 +42827,9 @@ schlagball
 schlagband
 schlagbaum
 schlagd
-schlagen
 schlager
 schlagetot
 schlagfluss
-schlagfrequenz
 schlaghose
 schlagladen
 schlaglochsuchgerät
@@ -43682,7 +42860,6 @@ schlamassel
 schlamm
 schlammablagerung
 schlammlawine
-schlammschlacht
 schlamo
 schlampe
 schlampenpanzer
@@ -43736,15 +42913,12 @@ schlecksl
 schleckstängel
 schlegel
 schlehdorn
-schleich
 schleichhandel
 schleichtempo
 schleichware
 schleichweg
-schleichwege
 schleichwerbung
 schleier
-schleiertanz
 schleife
 schleifen
 schleifenbahnsystem
@@ -43855,7 +43029,6 @@ schlotgang
 schlotzer
 schlucht
 schluchtweide
-schluck
 schluckauf
 schluckdarm
 schlucker
@@ -43906,7 +43079,6 @@ schlusswort
 schlächter
 schlächterei
 schläfchen
-schläfe
 schläfenlappen
 schläfenlappenepilepsie
 schläfrigkeit
@@ -44101,7 +43273,6 @@ schnalle
 schnallenstein
 schnalz
 schnalzlaut
-schnappatmung
 schnapper
 schnappriegel
 schnappschalter
@@ -44227,7 +43398,6 @@ schnellwaage
 schnellzug
 schnepfe
 schneuztuch
-schnick
 schnickschnack
 schniedel
 schniedelwutz
@@ -44324,14 +43494,12 @@ schokosalami
 schoktzen
 scholle
 scholli
-schon
 schonbezug
 schonen
 schoner
 schonkost
 schonlandt
 schonraum
-school
 schooner
 schopf
 schopfbraten
@@ -44505,7 +43673,6 @@ schrottkiste
 schrottmühle
 schrottwagen
 schrulle
-schrumpfen
 schrumpffolienverpackung
 schrumpfgermane
 schrumpfung
@@ -44615,7 +43782,6 @@ schuldlosigkeit
 schuldner
 schuldposten
 schuldrecht
-schuldrechts
 schuldrechtsmodernisierungsgesetz
 schuldschein
 schuldspruch
@@ -44678,7 +43844,6 @@ schulungszentrum
 schulverweigerer
 schulwart
 schulwechsel
-schulweisheit
 schulwesen
 schulzeit
 schulzwang
@@ -44770,7 +43935,6 @@ schutzwaffe
 schutzwall
 schutzweg
 schutzweste
-schutzwirkung
 schwabacher
 schwaben
 schwabenalb
@@ -44919,7 +44083,6 @@ schweiger
 schweighof
 schwein
 schweinchen
-schweine
 schweinebacke
 schweinebande
 schweinebauchzyklus
@@ -45015,7 +44178,6 @@ schwerreicher
 schwerstarbeit
 schwert
 schwertbrüderorden
-schwerter
 schwertlilie
 schwertscheide
 schwertsicherung
@@ -45081,8 +44243,6 @@ schwingungsmoden
 schwingungstilger
 schwingungsweite
 schwingungszahl
-schwips
-schwirr
 schwitzbläschen
 schwitzen
 schwitzmehl
@@ -45110,7 +44270,6 @@ schwurhand
 schwyzerdütsch
 schwyzertütsch
 schwäche
-schwächeanfall
 schwächling
 schwämmchen
 schwämmli
@@ -45157,7 +44316,6 @@ schärfentiefe
 schärfste
 schärpe
 schätzchen
-schätze
 schätzelein
 schätzmethode
 schätzpreis
@@ -45202,8 +44360,6 @@ schüchternheit
 schüler
 schülerausgabe
 schülerheim
-schülers
-schüppchen
 schüppe
 schüreisen
 schürfen
@@ -45215,7 +44371,6 @@ schürstange
 schürze
 schürzenband
 schürzenjäger
-schüsse
 schüssel
 schüttellähmung
 schüttelsieb
@@ -45356,7 +44511,6 @@ seelenverkäufer
 seelenverwandte
 seelenverwandter
 seelenverwandtschaft
-seelsorgebereich
 seelsorger
 seelöwe
 seemann
@@ -45364,7 +44518,6 @@ seemannsbart
 seemannsgarn
 seemannslied
 seemeile
-seemeilen
 seen
 seenlandschaft
 seenplatte
@@ -45392,7 +44545,6 @@ seeweg
 seewege
 seewind
 seezeichen
-segel
 segelanweisung
 segelausflug
 segelausstattung
@@ -45403,7 +44555,6 @@ segeljacht
 segelklappe
 segelknoten
 segelleine
-segeln
 segelohren
 segelschiff
 segeltour
@@ -45424,7 +44575,6 @@ segregation
 sehbehelf
 sehbehinderung
 sehen
-sehens
 sehenswürdigkeit
 seher
 sehfehler
@@ -45433,7 +44583,6 @@ sehhügel
 sehkegel
 sehkraft
 sehloch
-sehne
 sehnen
 sehnenentzündung
 sehnenscheidenentzündung
@@ -45458,7 +44607,6 @@ seichtwasserpflanze
 seidel
 seidenbau
 seidengarn
-seidengespinst
 seidenschwanz
 seidenspinner
 seife
@@ -45474,7 +44622,6 @@ seil
 seilakrobat
 seilbahn
 seilen
-seilfahrt
 seilgarten
 seilkurve
 seilleiter
@@ -45523,7 +44670,6 @@ seitenzahlen
 seitenzahn
 seitenzählung
 seitigkeit
-sek
 sekantentangentensatz
 sekkatur
 sekkiererei
@@ -45614,7 +44760,6 @@ selbstgedrehte
 selbstgefälligkeit
 selbstgesetzgebung
 selbstgespräch
-selbstgespräche
 selbstgewissheit
 selbstgänger
 selbstheilung
@@ -45709,7 +44854,6 @@ selteneerdenmagnet
 seltenerdmagnet
 seltenerdmetalle
 seltenheit
-seltenheitswert
 selters
 selterswasser
 seltsamkeit
@@ -45829,8 +44973,6 @@ sequenz
 sequester
 sequestration
 sequestrierung
-sequoia
-sequoiadendron
 sequoie
 seraphim
 serbien
@@ -46131,7 +45273,6 @@ siegfriedlinie
 siegfriedstellung
 siegrist
 siegrune
-sieh
 sielen
 siemensschuckert
 siemensschuckertwerke
@@ -46148,7 +45289,6 @@ sigmatismus
 signal
 signalbegrenzung
 signalboje
-signale
 signalgeber
 signalisierung
 signalnotprogramm
@@ -46199,7 +45339,6 @@ silbentrennung
 silbenzeichen
 silber
 silberadler
-silberblick
 silberfäden
 silberhochzeit
 silberling
@@ -46316,7 +45455,6 @@ sintersäule
 sinterung
 sinti
 sinuatrialknoten
-sinus
 sinusitis
 sinusknoten
 sinusknotenerkrankung
@@ -46332,9 +45470,7 @@ sirene
 sirius
 sirokko
 sirup
-sisiphusarbeit
 sistierung
-sitta
 sitte
 sitten
 sittendezernat
@@ -46344,7 +45480,6 @@ sittenlosigkeit
 sittenpolizei
 sittenprediger
 sittenwächter
-sittich
 sittlichkeit
 sittsamkeit
 situation
@@ -46472,7 +45607,6 @@ skunk
 skurrilität
 skyline
 slalom
-slam
 slang
 slapstick
 slavistik
@@ -46523,7 +45657,6 @@ snobiety
 snobismus
 snow
 soap
-society
 socke
 sockel
 sockelleiste
@@ -46577,7 +45710,6 @@ sokalaffäre
 sokaldebatte
 sokalkontroverse
 sol
-solanum
 solarabsorber
 solarakku
 solarakkumulator
@@ -46673,7 +45805,6 @@ sonderangeboten
 sonderausgabe
 sonderausstattung
 sonderbarkeit
-sonderbehandlung
 sonderbündler
 sonderdividende
 sondereinladung
@@ -46739,7 +45870,6 @@ sonnennähe
 sonnenschein
 sonnenschirm
 sonnenschutzcreme
-sonnenseite
 sonnenstich
 sonnenstrahl
 sonnenstrahlen
@@ -46766,7 +45896,6 @@ sonogramm
 sonorant
 sonorität
 sonorlaut
-sonst
 sonstiges
 soor
 sophiegermainprimzahl
@@ -46780,7 +45909,6 @@ sopranist
 sopranistin
 sopransänger
 sorbenmark
-sorbus
 sore
 sorge
 sorgeberechtigter
@@ -46838,7 +45966,6 @@ sozialdatenschutz
 sozialdemokrat
 sozialdemokraten
 sozialethik
-sozialfall
 sozialfaschismustheorie
 sozialfaschismusthese
 sozialfürsorge
@@ -46998,7 +46125,6 @@ spatel
 spaten
 spatenstich
 spatz
-spatzen
 spatzenhirn
 spautzemännchen
 spaziergang
@@ -47008,7 +46134,6 @@ spazierweg
 spdmitglied
 specht
 spechtmeise
-special
 specialencyklopädie
 species
 speck
@@ -47116,8 +46241,6 @@ spermalieferant
 spermatogenese
 spermatozoid
 spermatozoon
-spermen
-spermien
 spermienbildung
 spermium
 spermizid
@@ -47142,7 +46265,6 @@ spesen
 speu
 speudel
 spezerei
-spezi
 spezialarzt
 spezialausgabe
 spezialbier
@@ -47281,7 +46403,6 @@ spindoctor
 spindoktor
 spinelektronik
 spinett
-spinn
 spinnaker
 spinnakerstagsegel
 spinne
@@ -47470,7 +46591,6 @@ sprachverarbeitung
 sprachwissenschaft
 sprachwissenschaftler
 sprak
-sprattus
 spraydose
 sprech
 sprechakttheorie
@@ -47480,7 +46600,6 @@ sprechbewegungsstörung
 sprechblase
 sprechblasen
 sprechdurchfall
-sprechen
 sprecher
 sprechfehler
 sprechgarnitur
@@ -47656,7 +46775,6 @@ spülwasser
 spürhund
 spürsinn
 sqwaw
-sri
 ssdegen
 ssdolch
 ssehrendegen
@@ -47672,7 +46790,6 @@ staatengemeinschaft
 staatenlenker
 staates
 staatlichkeit
-staatsakt
 staatsaktion
 staatsangehöriger
 staatsangehörigkeit
@@ -47723,7 +46840,6 @@ staatssäckel
 staatstheorie
 staatsverfassung
 staatsverschuldung
-staatsvertrag
 staatswald
 staatszugehörigkeit
 stab
@@ -47770,7 +46886,6 @@ stadtbahn
 stadtbefestigung
 stadtbewohner
 stadtbild
-stadtbummel
 stadtchef
 stadtdirektor
 stadtflucht
@@ -47815,7 +46930,6 @@ stagflation
 stagnation
 stahl
 stahlband
-stahlblau
 stahleinlagen
 stahlerzeuger
 stahlflechten
@@ -47891,7 +47005,6 @@ stampfer
 stampfkartoffeln
 stampflehm
 stampiglie
-stan
 stand
 standard
 standardabweichung
@@ -47978,7 +47091,6 @@ starrköpfigkeit
 starrluftschiff
 starrsinn
 starrsucht
-stars
 start
 startbahn
 startcodon
@@ -47987,8 +47099,6 @@ starterkit
 starterklappe
 starterlaubnis
 startfreigabe
-starthilfe
-startknopf
 startlöchern
 startmedium
 startparameter
@@ -48007,9 +47117,7 @@ stase
 stasi
 stasijev
 stasiunterlagenbehörde
-state
 statement
-states
 statik
 statiker
 statikmischer
@@ -48053,7 +47161,6 @@ staudensellerie
 staudruckwasserheber
 stauer
 staukuppe
-staunen
 staunse
 staupen
 staupenschlag
@@ -48072,7 +47179,6 @@ steatit
 steatohepatitis
 steatorrhoe
 steatose
-steatosis
 stechbecken
 stechen
 stecher
@@ -48120,7 +47226,6 @@ stehaufmännchen
 stehbildkamera
 stehen
 stehender
-steherqualitäten
 stehgewässer
 stehkragen
 stehlampe
@@ -48158,7 +47263,6 @@ steindauben
 steindruck
 steine
 steineiche
-steinen
 steinerschule
 steinfrucht
 steingut
@@ -48203,7 +47307,6 @@ stellen
 stellenabbau
 stellenangebot
 stellenanzeige
-stellenanzeigen
 stellenausschreibung
 stellenbeschreibung
 stellenbesetzung
@@ -48219,6 +47322,7 @@ stellenwechsel
 stellenwert
 stellenwertschreibweise
 stellenwertsystem
+steller
 stellglied
 stelligkeit
 stellmacher
@@ -48253,10 +47357,8 @@ stenographie
 stenokardie
 stenose
 stenozephalus
-stent
 stenz
 stephanitag
-stephanskrone
 stephanstag
 stephanustag
 stephensonspur
@@ -48267,7 +47369,6 @@ steppenläufer
 steppenroller
 steppke
 stepptanz
-ster
 sterad
 steradiant
 sterbeamt
@@ -48402,7 +47503,6 @@ steuerwerk
 steuerzahler
 stevensjohnsonsyndrom
 stevensonhütte
-stevia
 stew
 steward
 stewardess
@@ -48451,7 +47551,6 @@ stiege
 stiegenhaus
 stieglitz
 stiel
-stielaugen
 stielbrille
 stielhandgranate
 stieltopf
@@ -48493,7 +47592,6 @@ stillschweigen
 stillstand
 stillstandsmarkierung
 stillstandszeit
-stillzeit
 stilmischung
 stilmittel
 stilpluralismus
@@ -48611,7 +47709,6 @@ stoma
 stomatitis
 stomatologe
 stomatologie
-stop
 stopcodon
 stopfen
 stopfer
@@ -48681,7 +47778,6 @@ strafmonopol
 strafpredigt
 strafprozess
 strafrecht
-strafrechtspflege
 strafrede
 strafregister
 strafregisterauszug
@@ -48690,7 +47786,6 @@ strafstoss
 straftat
 straftäter
 strafverfahren
-strafverfolgung
 strafverfolgungsbehörden
 strafverfolgungsorgane
 strafvollzugsanstalt
@@ -48840,14 +47935,12 @@ strehlzahl
 streich
 streiche
 streicheleinheit
-streicheleinheiten
 streicheln
 streichergebnis
 streichholz
 streichhölzer
 streichresultat
 streichung
-streife
 streifen
 streifenfisch
 streifenhörnchen
@@ -48919,7 +48012,6 @@ strich
 strichcode
 strichcodelesegerät
 strichcodeleser
-strichen
 stricher
 strichgesicht
 strichi
@@ -48942,9 +48034,7 @@ stringenz
 stringersatzverfahren
 stringtanga
 strip
-stripes
 strippe
-strippen
 strippenzieher
 strippenzieherei
 stripperin
@@ -49023,7 +48113,6 @@ struktur
 strukturanalyse
 strukturaufklärung
 strukturbaum
-strukturen
 strukturgleichheit
 strukturvertrieb
 strukturveränderung
@@ -49105,7 +48194,6 @@ studiengänge
 studienkollege
 studienordnung
 studienplan
-studienplätzen
 studienreise
 studienrichtung
 studieren
@@ -49134,7 +48222,6 @@ stufensteuerung
 stufenvergaser
 stufung
 stuhl
-stuhldrang
 stuhlentleerung
 stuhlgang
 stuhlinkontinenz
@@ -49169,7 +48256,6 @@ stuntdouble
 stuntman
 stunze
 stupor
-stups
 sturgewebersyndrom
 sturheit
 sturkopf
@@ -49185,7 +48271,6 @@ sturmholz
 sturmhut
 sturmlocke
 sturmmaske
-sturmpanzer
 sturmsense
 sturmspitze
 sturmtiger
@@ -49251,7 +48336,6 @@ stäubchen
 stäupen
 stäupung
 stöberer
-stöckchen
 stöckel
 stöckelschuh
 stöcken
@@ -49315,7 +48399,6 @@ subdermis
 subduktion
 subfluenztheorie
 subhastation
-subj
 subjekt
 subjektive
 subjunktion
@@ -49340,10 +48423,8 @@ subsaharaafrika
 subsidienregiment
 subsidium
 subsistenzwirtschaft
-substantia
 substantiierung
 substantiv
-substantive
 substantivierung
 substanz
 substanzausdruck
@@ -49437,7 +48518,6 @@ suizidgefährdung
 suizidversuch
 sujet
 sukzession
-sulcus
 sulfur
 sultanat
 sultanine
@@ -49467,7 +48547,6 @@ super
 superbenzin
 supercomputer
 superdollar
-superflop
 superfluidität
 superflüssigkeit
 superfrau
@@ -49551,7 +48630,6 @@ survey
 surveyor
 survival
 survivalismus
-sus
 suspendierung
 suspense
 suspension
@@ -49582,14 +48660,11 @@ sylphe
 sylvensteinsee
 sylvensteinspeicher
 sylvensteinstausee
-sylvia
 sylvii
-symbian
 symbiose
 symbol
 symbolen
 symbolfigur
-symbolic
 symbolinformation
 symbolklasse
 symbolleiste
@@ -49676,7 +48751,6 @@ systemabsturz
 systemadministrator
 systemanalytiker
 systematik
-systematisierung
 systemberater
 systembetreuer
 systementwurf
@@ -49708,7 +48782,6 @@ szylla
 säbel
 säbelrasseln
 sächsisch
-säcke
 säftelehre
 sägeblock
 sägemehl
@@ -49726,7 +48799,6 @@ sämann
 sämling
 sänfte
 sänger
-sängers
 sättigung
 sättigungsbetrieb
 sättigungsdampfdruck
@@ -49800,16 +48872,13 @@ südsternhimmel
 südsudan
 südtiroloffensive
 südvietnam
-südvietnams
 südwestafrika
 südwestasien
 südwesttürkisch
 sühnestein
 sülze
 sümmchen
-sünd
 sünde
-sünden
 sündenbabel
 sündenbock
 sündenerlass
@@ -49837,7 +48906,6 @@ süsswaren
 süsswasseraal
 sütterlin
 sütterlinschrift
-tab
 taba
 tabak
 tabakrauchen
@@ -49857,7 +48925,6 @@ tabellierpapier
 tabledancerin
 tablet
 tabletcomputer
-tablett
 tablette
 tabletten
 tablettenabhängigkeit
@@ -49866,11 +48933,8 @@ tablettensucht
 tabu
 tabubruch
 tabuisierung
-tabula
 tabuthema
 tacariguasee
-tach
-tacheles
 tachinierer
 tacho
 tachograf
@@ -50059,10 +49123,8 @@ tapisserie
 tapisserieware
 tappser
 tara
-tarantel
 tarif
 tarifgruppe
-tarifvertrag
 tarifzone
 tarnkappenflugzeug
 tarnkappentechnik
@@ -50230,7 +49292,6 @@ tausendmarkschein
 tausendsasa
 tausendsassa
 tausendschönchen
-tausendste
 tausendstel
 tausi
 tautologie
@@ -50323,7 +49384,6 @@ teilchenstrahlung
 teildisziplin
 teile
 teilen
-teilentfernung
 teilentladung
 teiler
 teilerfolg
@@ -50333,7 +49393,6 @@ teilgebiet
 teilhabe
 teilhaber
 teilkette
-teilkirche
 teilkultur
 teilmarkt
 teilmenge
@@ -50385,8 +49444,6 @@ teilübereinstimmung
 tein
 teint
 tektauchen
-tel
-tela
 tele
 teleabstimmung
 telebanking
@@ -50418,12 +49475,10 @@ telefonnetz
 telefonnummer
 telefonoperator
 telefonschnur
-telefonstecker
 telefonverbindung
 telefonzelle
 telefonzentrale
 telegraf
-telegrafen
 telegrafie
 telegramm
 telegrammstil
@@ -50436,7 +49491,6 @@ telekomiker
 telekommitarbeiter
 telekommunikation
 telekommunikationsgesetz
-telemedien
 telemediengesetz
 telemeter
 telencephalon
@@ -50475,7 +49529,6 @@ temperatur
 temperaturabfall
 temperaturbeiwert
 temperaturdurchschnitt
-temperaturen
 temperaturkoeffizient
 temperaturkontrollsystem
 temperaturleitfähigkeit
@@ -50506,7 +49559,6 @@ temposteigerung
 tempotaschentuch
 tempus
 tempusform
-ten
 tenach
 tenagophyt
 tendenz
@@ -50613,11 +49665,9 @@ tetragramm
 tetragrammaton
 tetrahydrofuran
 tetralogie
-tetrao
 tetraparalyse
 tetraplegie
 tetrapode
-tetrasomie
 teuerung
 teuerungsausgleich
 teuerungsrate
@@ -50684,7 +49734,6 @@ thanatose
 thanatozönose
 thatcher
 thaumaturg
-the
 theater
 theaterautor
 theaterdonner
@@ -50765,7 +49814,6 @@ thibiergeweissenbachsyndrom
 thimphu
 thing
 thinggericht
-things
 thixoforming
 thixotropie
 thixoverfahren
@@ -50941,7 +49989,6 @@ tilia
 till
 tiltrotor
 timbre
-time
 timer
 timesharing
 timing
@@ -50954,7 +50001,6 @@ tinkal
 tinktur
 tinnef
 tinte
-tintenblau
 tintendrucker
 tintenfisch
 tintenkiller
@@ -50986,7 +50032,6 @@ tischfuss
 tischfussball
 tischfussballer
 tischfussballspieler
-tischkante
 tischler
 tischlerarbeit
 tischlerei
@@ -51002,7 +50047,6 @@ tischunterlage
 tischvolage
 tiszakultur
 titan
-titanic
 titel
 titelaufnahme
 titelbild
@@ -51050,7 +50094,6 @@ toddy
 tode
 todel
 todes
-todesangst
 todesanzeige
 todesart
 todesbescheinigung
@@ -51071,7 +50114,6 @@ todesstrafe
 todestag
 todesurkunde
 todesursache
-todesurteil
 todesurteils
 todesverachtung
 todeszeit
@@ -51112,7 +50154,6 @@ tollkühnheit
 tollpatsch
 tollpatschigkeit
 tomate
-tomaten
 tomatencremesuppe
 tomatenmark
 tomatensauce
@@ -51136,7 +50177,6 @@ tonbandgerät
 tonbandkassette
 tonbildschau
 tondoumassiv
-tonerblau
 tonerde
 tonerzeugung
 tonfall
@@ -51184,7 +50224,6 @@ tonware
 tonwelle
 tool
 tooltip
-top
 topf
 topfavorit
 topfen
@@ -51243,7 +50282,6 @@ tort
 torte
 tortendiagramm
 tortenstück
-torticollis
 tortie
 tortur
 torwart
@@ -51262,7 +50300,6 @@ totenbeschau
 totenbett
 totenblume
 totengedenkmesse
-totenglöcklein
 totengräber
 totenkiste
 totenkopf
@@ -51282,7 +50319,6 @@ totenzahl
 totenzettel
 toter
 totgeburt
-totgesagte
 totlachen
 totmacher
 totmannknopf
@@ -51386,7 +50422,6 @@ trainee
 trainer
 trainiertheit
 training
-trajan
 trajekt
 trajektfähre
 trajektorie
@@ -51429,7 +50464,6 @@ transalai
 transalaigebirge
 transalaikette
 transatlantikkabel
-transatlantische
 transaxialebene
 transbaikal
 transbaikalien
@@ -51468,7 +50502,6 @@ transition
 transjordanien
 transkarpatien
 transkaukasien
-transkaukasische
 transkription
 translation
 translationsebene
@@ -51563,7 +50596,6 @@ traumschloss
 traumtänzer
 traumwelt
 traumziel
-traurigen
 traurigkeit
 trauring
 trauschein
@@ -51577,7 +50609,6 @@ traversflöte
 travestie
 trawler
 treasurer
-treaty
 trebe
 trebegänger
 treber
@@ -51619,7 +50650,6 @@ trelliscodierung
 trellismodulation
 trema
 tremitiinseln
-tremolo
 tremor
 trempel
 trend
@@ -51652,7 +50682,6 @@ trennzeichen
 trense
 trentaffäre
 trentino
-treppchen
 treppcheneffekt
 treppe
 treppeneffekt
@@ -51749,7 +50778,6 @@ trikameralismus
 trikonchos
 trikot
 trilateration
-triller
 trilogie
 trimaran
 trimenon
@@ -51867,8 +50895,6 @@ trommelfeuer
 trommelspieler
 trommelstock
 trommler
-trompete
-trompeten
 trompetenkupplung
 trompetennarzisse
 trope
@@ -51898,7 +50924,6 @@ trotz
 trotzburg
 troubadour
 trouble
-troubleshooting
 trouvaille
 trowalieren
 trowalisieren
@@ -51965,7 +50990,6 @@ tränenschön
 tränenseligkeit
 tränentier
 tränke
-träum
 träume
 träumer
 träumerei
@@ -52029,7 +51053,6 @@ tsun
 tsunami
 tsushimastrasse
 tuamotuarchipel
-tuba
 tubargravidität
 tube
 tuberkeln
@@ -52072,7 +51095,6 @@ tundra
 tunell
 tunesien
 tunfisch
-tung
 tungusen
 tunguska
 tunguskaasteroid
@@ -52092,7 +51114,6 @@ tunneleingang
 tunnelgebühr
 tunnelmund
 tunnelportal
-tunnels
 tunneltal
 tunnelvortriebsmaschine
 tunnelwiderstand
@@ -52118,7 +51139,6 @@ turboverdichter
 turbulator
 turbulenz
 turbulenzgenerator
-turdus
 turf
 turgor
 turgordruck
@@ -52141,7 +51161,6 @@ turmkugel
 turmlore
 turmschädel
 turmwagen
-turnbulls
 turnhalle
 turnier
 turnierform
@@ -52251,9 +51270,7 @@ töle
 tölpel
 tölpelei
 töne
-tönen
 tönung
-töpfchen
 töpfer
 töpferei
 töpferware
@@ -52627,7 +51644,6 @@ unbekanntheit
 unbekümmertheit
 unbelehrbarer
 unbelehrbarkeit
-unbequemlichkeiten
 unberechenbarkeit
 unberührtheit
 unbescheidenheit
@@ -52701,7 +51717,6 @@ unfrömmigkeit
 unfug
 unfähigkeit
 ungar
-ungarischen
 ungarn
 ungarneinfall
 ungarnrussinen
@@ -52715,7 +51730,6 @@ ungeheuer
 ungehorsam
 ungehörigkeit
 ungeld
-ungelegenheiten
 ungelernter
 ungemach
 ungenauigkeit
@@ -52750,7 +51764,6 @@ unglücksfall
 unglücksrabe
 unglückstag
 ungnade
-unguis
 ungunsten
 ungut
 ungültigkeit
@@ -52879,7 +51892,6 @@ unsummen
 unsympath
 untat
 untauglichkeit
-unter
 unterarm
 unterart
 unteraufgabe
@@ -53030,7 +52042,6 @@ unterschriftenpad
 unterschuss
 unterschwingungsverfahren
 unterseeboot
-unterseite
 untersetzungsgetriebe
 unterstand
 unterstellen
@@ -53106,7 +52117,6 @@ unverhältnismässigkeit
 unvermögen
 unvernunft
 unverschämtheit
-unverschämtheiten
 unversehrtheit
 unverständnis
 unverträglichkeit
@@ -53229,7 +52239,6 @@ urostoma
 urproduktion
 urquell
 ursache
-ursachen
 ursachenerforschung
 ursachenforschung
 ursachewirkungprinzip
@@ -53242,10 +52251,8 @@ ursprung
 ursprungsort
 ursprungswahrscheinlichkeit
 ursprungszustand
-ursprünge
 urstoff
 urständ
-ursus
 ursächlichkeit
 urteil
 urteilsaufhebung
@@ -53356,7 +52363,6 @@ vampir
 van
 vanadium
 vandalismus
-vanellus
 vanilla
 vanille
 vanillezucker
@@ -53383,7 +52389,6 @@ varikose
 varikosis
 vario
 variola
-varioliformis
 variometer
 varioobjektiv
 variosystem
@@ -53745,7 +52750,6 @@ verflechtungen
 verflochtenheit
 verflossene
 verflossener
-verflucht
 verfluchung
 verflüchtigung
 verflüssigungsmittel
@@ -53773,7 +52777,6 @@ verfügungsrechte
 verfügungsrechtstheorie
 verführer
 verführungskraft
-vergabe
 vergangenheit
 vergangenheitstempus
 vergangenheitszeit
@@ -53841,7 +52844,6 @@ verhaltensweisen
 verhandeln
 verhandler
 verhandlung
-verhandlungen
 verhandlungsbasis
 verhandlungsführer
 verhandlungsgrundsatz
@@ -53885,7 +52887,6 @@ verkalkung
 verkalkungszulage
 verkapselung
 verkauf
-verkaufbarkeit
 verkaufen
 verkaufsabteilung
 verkaufserfahrung
@@ -53943,7 +52944,6 @@ verkehrsverbindung
 verkehrsverein
 verkehrsvergehen
 verkehrsweg
-verkehrswege
 verkehrswegebündelung
 verkehrswesen
 verkehrswirtschaft
@@ -54004,7 +53004,6 @@ verleihung
 verletzbarkeit
 verletzlichkeit
 verletzung
-verletzungen
 verleugnung
 verleumder
 verleumdung
@@ -54053,7 +53052,6 @@ vermessungskundler
 vermessungsnetz
 vermessungspunkt
 vermessungsrat
-vermessungswesen
 vermieter
 vermietung
 vermifugum
@@ -54075,7 +53073,6 @@ vermächtnis
 vermählung
 vermännlichung
 vermögen
-vermögensauskunft
 vermögenseinbusse
 vermögensgegenstand
 vermögensreserve
@@ -54107,7 +53104,6 @@ vernierdüse
 verniertriebwerk
 vernissage
 vernunft
-vernunftgründen
 vernunftwidrigkeit
 vernünftigkeit
 verona
@@ -54124,9 +53120,7 @@ verpflegung
 verpflegungsmehraufwand
 verpflegungssatz
 verpflichtung
-verpflichtungen
 verpfändung
-verpiss
 verpisser
 verpissertum
 verpuffungsstrahltriebwerk
@@ -54148,7 +53142,6 @@ verriss
 verrisserle
 verrohung
 verrou
-verruca
 verruchtheit
 verruf
 verräter
@@ -54234,7 +53227,6 @@ verschwörung
 verschwörungstheorie
 verschärfung
 verschönerung
-verse
 versehen
 versemacher
 versen
@@ -54391,7 +53383,6 @@ vertrauensniveau
 vertrauensperson
 vertrauenswürdigkeit
 vertraulichkeit
-vertraulichkeiten
 vertraulichkeitsvereinbarung
 vertraute
 vertrauter
@@ -54565,7 +53556,6 @@ vesper
 vesperbild
 vesperbrot
 vesta
-veste
 vestibül
 veteran
 veterinär
@@ -54630,7 +53620,6 @@ viehweide
 viehwirtschaft
 viehzeug
 viehzucht
-viel
 vieldeutigkeit
 vieldrahtkammer
 vieleck
@@ -54659,7 +53648,6 @@ vieraugenprinzip
 vierbackenfutter
 vierbeiner
 vierbund
-viere
 viereck
 viereckschanze
 vieren
@@ -54693,8 +53681,6 @@ viertelfinale
 vierteljahr
 viertelstunde
 viertelstundentakt
-vierter
-vierundzwanzigstel
 vierzehnte
 vierziger
 vierzigerjahre
@@ -54712,7 +53698,6 @@ vigilität
 vignette
 vikar
 vikariat
-vikars
 viktimologie
 viktoriasee
 viktoriastadt
@@ -54791,7 +53776,6 @@ vita
 vitae
 vitalität
 vitalkapazität
-vitamin
 vitaminmangel
 vitiligo
 vitrine
@@ -54817,7 +53801,6 @@ vlies
 vliesstoff
 vmann
 vmotor
-vocal
 vocalist
 vocoid
 vogel
@@ -54922,7 +53905,6 @@ volkszorn
 volkszählung
 vollbart
 vollbeschäftigteneinheit
-vollbesitz
 vollblut
 vollblüter
 vollbringer
@@ -54986,17 +53968,13 @@ volumenbruch
 volumenelement
 volumenhersteller
 volumetrie
-voluntariat
-volvo
 volxküche
 vomitorium
 vomitus
-von
 vonklitzingkonstante
 vonwillebrandkrankheit
 voodoo
 voodoozauber
-vor
 vorabendserie
 vorabexemplar
 vorahnung
@@ -55036,7 +54014,6 @@ vorbehalte
 vorbehaltspreis
 vorbehaltsrecht
 vorbehandlungsanlage
-vorbei
 vorbeigehen
 vorbeimarsch
 vorbeimarschieren
@@ -55052,16 +54029,13 @@ vorbesitzer
 vorbestellung
 vorbestimmung
 vorbeter
-vorbeugen
 vorbeugung
 vorbeugungsmassnahme
 vorbild
-vorbilder
 vorbildfunktion
 vorbildrolle
 vorbildung
 vorbote
-vorboten
 vorbringen
 vordenker
 vorderansicht
@@ -55167,7 +54141,6 @@ vorleistung
 vorlesung
 vorletzter
 vorliebe
-vorliegen
 vorläufer
 vormachtstellung
 vormahlzahn
@@ -55179,9 +54152,7 @@ vormittagsstunden
 vormittagsveranstaltung
 vormund
 vormundschaft
-vorn
 vorname
-vornehm
 vornehmheit
 vornehmtuerei
 vorneverteidigung
@@ -55211,9 +54182,7 @@ vorrecht
 vorrechte
 vorrechten
 vorrede
-vorreden
 vorreiter
-vorreiterrolle
 vorrenaissance
 vorrichtung
 vorruderer
@@ -55295,7 +54264,6 @@ vortritt
 vortrittsregel
 vortrittsverletzung
 vortrupp
-vortäuschen
 vortäuschung
 vorunterricht
 vorurteil
@@ -55319,7 +54287,6 @@ vorwärtsstrategie
 vorwärtstransformation
 vorwärtsverteidigung
 vorwölbung
-vorwürfe
 vorzeichen
 vorzeichenfunktion
 vorzeichentest
@@ -55342,13 +54309,11 @@ vorzukunft
 vorzüge
 vorzüglichkeit
 vorübergehen
-vorüberlegung
 vorübung
 votum
 votze
 voucher
 voudouzauber
-vox
 voxel
 voyeur
 voyeurismus
@@ -55364,7 +54329,6 @@ vulkanit
 vulkanschlot
 vulkantrichter
 vulnerabilität
-vulpes
 vulva
 vulvovaginitis
 vwbuggy
@@ -55447,13 +54411,11 @@ wackellampe
 wackelpeter
 wackelpudding
 wackerbarth
-wackerbarths
 wackler
 wadenwickel
 wadi
 wafer
 waffe
-waffel
 waffen
 waffenarsenal
 waffenbruder
@@ -55577,7 +54539,6 @@ wahrung
 wahrzeichen
 waidgenosse
 waidmann
-waidmanns
 waidmannssprache
 waierland
 waigri
@@ -55596,7 +54557,6 @@ waldbienenwirtschaft
 walddeutscher
 walde
 waldelefant
-waldes
 waldfee
 waldgiraffe
 waldhackgut
@@ -55719,7 +54679,6 @@ wanken
 wanne
 wanst
 wanze
-wanzen
 wapiti
 wapitihirsch
 wappen
@@ -55798,7 +54757,6 @@ wartung
 wartungsarbeiten
 wartungsmannschaft
 wartungstrupp
-warum
 warve
 warvenchronologie
 warventon
@@ -55806,7 +54764,6 @@ warze
 warzenbirke
 warzenblume
 warzenkraut
-was
 wasabi
 waschanlage
 waschanstalt
@@ -55856,7 +54813,6 @@ wasserfenchel
 wasserfichte
 wasserfleck
 wasserflugzeugtender
-wassergehalt
 wassergeist
 wassergewichtsseilbahn
 wasserglas
@@ -55948,7 +54904,6 @@ wasserwidder
 wasserwirbel
 wasserwirbelkraftwerk
 wasserzapfstelle
-wat
 watch
 waterjetantrieb
 waterkant
@@ -56124,7 +55079,6 @@ weiberfastnacht
 weiberheld
 weiberkittel
 weiberrock
-weiblein
 weiblichkeit
 weibsbild
 weibsen
@@ -56167,7 +55121,6 @@ weidritz
 weigerung
 weihe
 weihefest
-weihegeschenk
 weihekreuz
 weihen
 weiher
@@ -56195,7 +55148,6 @@ weihnachtszuwendung
 weihnachtszwölfer
 weihrauch
 weihrauchkiefer
-weihwasser
 weile
 weiler
 wein
@@ -56290,7 +55242,6 @@ weisswäsche
 weisszeug
 weistritz
 weisung
-weisungsbefugnis
 weitblick
 weite
 weiterbildung
@@ -56309,7 +55260,6 @@ weitung
 weizen
 weizenbier
 weizenbrot
-welch
 welchmanturingbombe
 welldeck
 welle
@@ -56444,7 +55394,6 @@ weltverbesserer
 weltverständnis
 weltwirtschaft
 weltwirtschaftsgipfel
-wem
 wemfall
 wende
 wendeanlage
@@ -56471,7 +55420,6 @@ wenndannaussage
 wenzel
 wenzelskrone
 wenzeslaus
-wer
 werbeagent
 werbeaufwand
 werbeaufwendung
@@ -56497,7 +55445,6 @@ werbemail
 werbemarke
 werbemedium
 werbemittel
-werben
 werbepause
 werbeplanung
 werbepreis
@@ -56580,7 +55527,6 @@ wermutbruder
 wermutkraut
 wermutspirituose
 wermutstropfen
-wernerwerk
 wernerwerkhochbau
 wernerwerkhochhaus
 wernickeaphasie
@@ -56638,7 +55584,6 @@ werwolf
 wes
 wesen
 wesenheit
-wesens
 wesensart
 wesensmerkmal
 wesenszug
@@ -56702,7 +55647,6 @@ wettbewerbsposition
 wettbüro
 wette
 wetteifer
-wetten
 wetter
 wetteraussichten
 wetterbericht
@@ -56744,14 +55688,12 @@ wettsegeln
 wettstreit
 wetzkrankheit
 wetzstein
-weymouth
 weymouthkiefer
 wgrammatik
 wheatstonebrücke
 whirlpool
 whirlpoolgalaxie
 whistleblower
-white
 whitelist
 who
 wichs
@@ -56779,8 +55721,6 @@ wicklungsverluste
 widder
 widderpunkt
 widdertod
-wide
-wider
 widerborstigkeit
 widergänger
 widerhall
@@ -56803,7 +55743,6 @@ widerspruchsbeweis
 widersprüche
 widersprüchlichkeit
 widerstand
-widerstandes
 widerstandsbeiwert
 widerstandsbuckelschweissen
 widerstandsfähigkeit
@@ -56823,7 +55762,6 @@ widmung
 widrigkeit
 widrigkeiten
 widum
-wie
 wiederanfang
 wiederaufbau
 wiederaufbereitung
@@ -56973,13 +55911,11 @@ willkommpokal
 willkür
 willkürherrschaft
 willkürlichkeit
-willst
 wilna
 wimmelbilderbuch
 wimmelbuch
 wimmerl
 wimpel
-wimper
 wimpernbetonung
 wimpernfärbung
 wimperntusche
@@ -57088,7 +56024,6 @@ winzigkeit
 winzling
 wipfel
 wippsäge
-wir
 wirbel
 wirbelgenerator
 wirbelkanal
@@ -57103,7 +56038,6 @@ wirbeltier
 wirbelwind
 wirbelzopf
 wirbler
-wird
 wirkbetrieb
 wirken
 wirkens
@@ -57140,7 +56074,6 @@ wirtschaft
 wirtschafter
 wirtschaftlichkeit
 wirtschaftlichkeitsprinzip
-wirtschafts
 wirtschaftsangelegenheiten
 wirtschaftsauskunftei
 wirtschaftselite
@@ -57232,7 +56165,6 @@ wochenbettspsychose
 wochenblatt
 wochenende
 wochenendhaus
-wochenfluss
 wochengehalt
 wochenlohn
 wochenmarkt
@@ -57245,8 +56177,6 @@ wodka
 woduzauber
 woge
 wogen
-woher
-wohin
 wohl
 wohlbefinden
 wohlbehagen
@@ -57318,8 +56248,6 @@ wohnungsvermieter
 wohnungsvermittler
 wohnungsvermittlung
 wohnungsverwaltung
-wohnungswechsel
-wohnungswesen
 wohnviertel
 wohnwagen
 wohnzimmer
@@ -57357,7 +56285,6 @@ wollwaren
 wolynien
 womanizer
 wombat
-womit
 wonne
 wonnemonat
 wonnemond
@@ -57370,7 +56297,6 @@ workaholic
 workaround
 workflow
 workshop
-world
 wort
 wortakzent
 wortart
@@ -57429,7 +56355,6 @@ wrack
 wrackfisch
 wrackgut
 wrasenabzug
-wright
 wruke
 wucher
 wucherer
@@ -57501,7 +56426,6 @@ wurm
 wurmerkrankung
 wurmfortsatz
 wurmmittel
-wurscht
 wurst
 wurstbrät
 wurstbrühe
@@ -57528,7 +56452,6 @@ wurzelwerk
 wurzelwort
 wurzelzeug
 wurzelziehen
-wusst
 wust
 wut
 wutanfall
@@ -57572,7 +56495,6 @@ wälschbrixen
 wälzer
 wände
 wänster
-wär
 wärme
 wärmeausdehnung
 wärmeausdehnungskoeffizient
@@ -57627,7 +56549,6 @@ wäschesteif
 wäschestärke
 wäschetrockner
 wässerchen
-wässerlein
 wödritz
 wöhlerversuch
 wölber
@@ -57708,7 +56629,6 @@ xenon
 xenongas
 xenophilie
 xenophobie
-xeroderma
 xerodermie
 xerografie
 xerographie
@@ -57744,7 +56664,6 @@ yamswurzgewächse
 yangtsekiang
 ychromosomträger
 ydschaltung
-yes
 yeti
 yeziden
 ykoordinate
@@ -57819,7 +56738,6 @@ zahnarzt
 zahnarzthelfer
 zahnbein
 zahnbelag
-zahnbogens
 zahncreme
 zahnersatz
 zahnfleisch
@@ -58031,7 +56949,6 @@ zeitgenosse
 zeitintervall
 zeitknappheit
 zeitkorridor
-zeitkritik
 zeitkunde
 zeitlang
 zeitlimit
@@ -58179,7 +57096,6 @@ zentralserbien
 zentralspeicher
 zentralstaat
 zentralstation
-zentralstelle
 zentralsymmetrie
 zentralvenenkatheter
 zentralverschluss
@@ -58226,7 +57142,6 @@ zerlegung
 zerlegungsgrad
 zerobond
 zerrbild
-zerreissen
 zerreissfestigkeit
 zerreissprobe
 zerreissversuch
@@ -58276,7 +57191,6 @@ zibebe
 zibetbaum
 zichorie
 zichorienwasser
-zichorium
 zichte
 zicke
 zicken
@@ -58303,7 +57217,6 @@ ziegenmelker
 ziegenpeter
 ziegenproblem
 ziegler
-zieh
 zieheltern
 ziehfeder
 ziehgeld
@@ -58486,7 +57399,6 @@ zitierhäufigkeit
 zitiertwerden
 zitierung
 zitrone
-zitronen
 zitronenauto
 zitronengirlitz
 zitronenproblem
@@ -58554,7 +57466,6 @@ zootrop
 zopf
 zopfholz
 zorn
-zornesröte
 zorns
 zoroastrismus
 zosse
@@ -58749,7 +57660,6 @@ zulieferfirma
 zulieferindustrie
 zulänglichkeit
 zulässigkeit
-zum
 zumessung
 zumessventil
 zumpferl
@@ -58946,7 +57856,6 @@ zwangsvorstellung
 zwanni
 zwanziger
 zwanzigerjahre
-zwanzigern
 zwanzigersystem
 zwanzigeuroschein
 zwanzigmarkschein
@@ -59017,12 +57926,10 @@ zweisamkeit
 zweisprachigkeit
 zweistromland
 zweistromstrahltriebwerk
-zweitausbildung
 zweitbesetzung
 zweiteiler
 zweiteilung
 zweiter
-zweites
 zweitfrau
 zweitfrisur
 zweitgutachter
@@ -59118,7 +58025,6 @@ zwischenerfolg
 zwischenergebnis
 zwischenfall
 zwischenform
-zwischenformen
 zwischengebirge
 zwischengeschoss
 zwischenglied
@@ -59142,7 +58048,6 @@ zwischenspiel
 zwischenstadium
 zwischenstand
 zwischenstecker
-zwischenstellung
 zwischenstufe
 zwischenstück
 zwischenteil
@@ -59152,7 +58057,6 @@ zwischentriebfahrzeug
 zwischenträger
 zwischentöne
 zwischenwand
-zwischenwerte
 zwischenzeilenverfahren
 zwischenzeit
 zwischenzellraum
@@ -59235,7 +58139,6 @@ zältli
 zänker
 zäpfchen
 zärtlichkeit
-zärtlichkeiten
 zäsium
 zäsur
 zögerer
@@ -59254,7 +58157,6 @@ zügel
 zügelauto
 zügen
 zügigkeit
-zündapp
 zünder
 zündholz
 zündler
@@ -59281,7 +58183,6 @@ zürichs
 ähnlichkeit
 ähnlichkeiten
 ähnlichkeitskennzahl
-ähren
 ährenfisch
 ährenlilie
 älchen
@@ -59356,7 +58257,6 @@ zürichs
 ätzung
 äusseres
 äusserung
-äusserungen
 öcher
 öcken
 öde
@@ -59452,7 +58352,6 @@ zürichs
 übeltat
 übeltäter
 übeltätigkeit
-über
 überangebot
 überanstrengung
 überarbeit
@@ -59535,7 +58434,6 @@ zürichs
 überlegen
 überlegenheit
 überlegung
-überlegungen
 überleitstelle
 überleitung
 überlieferung
@@ -59560,7 +58458,6 @@ zürichs
 übername
 übernatürliche
 übernehmen
-überordnung
 überparteilichkeit
 überproduktion
 überprüfer

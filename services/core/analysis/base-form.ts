@@ -1,0 +1,23 @@
+// Base forms: the Snowball stem, corrected for plurals the algorithm cannot
+// conflate (Thema/Themen, Museum/Museen) because they change more than an
+// ending. Input: lowercase, ß as ss, umlauts kept (foldForStemming).
+import { stemGerman } from './snowball-german.ts';
+
+/** Irregular (mostly Latin and Greek) plural → singular. Both sides then stem alike. */
+const IRREGULAR_PLURALS = new Map(Object.entries({
+  themen: 'thema', firmen: 'firma', dramen: 'drama', schemata: 'schema', schemen: 'schema',
+  museen: 'museum', zentren: 'zentrum', studien: 'studium', medien: 'medium', kriterien: 'kriterium',
+  gymnasien: 'gymnasium', stadien: 'stadium', ministerien: 'ministerium', konsortien: 'konsortium',
+  praktika: 'praktikum', visa: 'visum', alben: 'album', viren: 'virus', globen: 'globus', zyklen: 'zyklus',
+  radien: 'radius', rhythmen: 'rhythmus', organismen: 'organismus', mechanismen: 'mechanismus',
+  algorithmen: 'algorithmus', indizes: 'index', indices: 'index', matrizen: 'matrix', praxen: 'praxis',
+  konten: 'konto', risiken: 'risiko', villen: 'villa', prinzipien: 'prinzip', materialien: 'material',
+  fossilien: 'fossil', mineralien: 'mineral', individuen: 'individuum', modi: 'modus',
+  atlanten: 'atlas', kakteen: 'kaktus', basen: 'basis',
+  // Genitives in -s after a vowel, which Snowball keeps (a is no valid s-ending).
+  themas: 'thema', dramas: 'drama', schemas: 'schema', firmas: 'firma', kontos: 'konto', risikos: 'risiko',
+}));
+
+export function baseForm(lower: string): string {
+  return stemGerman(IRREGULAR_PLURALS.get(lower) ?? lower);
+}

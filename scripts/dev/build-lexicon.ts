@@ -26,7 +26,7 @@ const NEVER_PARTS = new Set([
   'ab', 'an', 'auf', 'aus', 'bei', 'durch', 'ein', 'für', 'gegen', 'her', 'hin', 'hinter', 'mit', 'nach',
   'neben', 'ober', 'über', 'um', 'unter', 'von', 'vor', 'wider', 'zu', 'zwischen', 'fort', 'los',
   'the', 'and', 'man', 'ten', 'ster', 'tab', 'lag', 'gros', 'mini', 'reih', 'eigen', 'best', 'erst',
-  'hard', 'elle', 'ter', 'ren', 'hau', 'ische', 'männe', 'spezi', 'nike', 'assi', 'stent', 'papi', 'navi', 'ern', 'tung', 'nachen',
+  'hard', 'elle', 'ter', 'ren', 'hau', 'ische', 'männe', 'spezi', 'nike', 'assi', 'stent', 'papi', 'navi', 'ern', 'tung', 'nachen', 'rinne', 'rinnen',
 ]);
 
 const LETTERS_ONLY = /^[a-zäöü]+$/;

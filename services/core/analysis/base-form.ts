@@ -10,7 +10,7 @@ const IRREGULAR_PLURALS = new Map(Object.entries({
   gymnasien: 'gymnasium', stadien: 'stadium', ministerien: 'ministerium', konsortien: 'konsortium',
   praktika: 'praktikum', visa: 'visum', alben: 'album', viren: 'virus', globen: 'globus', zyklen: 'zyklus',
   radien: 'radius', rhythmen: 'rhythmus', organismen: 'organismus', mechanismen: 'mechanismus',
-  algorithmen: 'algorithmus', indizes: 'index', indices: 'index', matrizen: 'matrix', praxen: 'praxis',
+  algorithmen: 'algorithmus', indices: 'index', matrizen: 'matrix', praxen: 'praxis',
   konten: 'konto', risiken: 'risiko', villen: 'villa', prinzipien: 'prinzip', materialien: 'material',
   fossilien: 'fossil', mineralien: 'mineral', individuen: 'individuum', modi: 'modus',
   atlanten: 'atlas', kakteen: 'kaktus', basen: 'basis',

@@ -100,11 +100,32 @@ function queryWords(segments: readonly Segment[]): string[] {
 }
 
 /**
- * One term per query word. `bases` are alternative base keys of the whole
- * word: its stem, and for a word written with ae/oe/ue the stem of the
- * umlaut reading (Mueller → Müller). No compound parts here: a query for
- * "Bundestagswahl" must not match a text that only says "Wahl". Repeated
- * words give one term.
+ * Alternative base keys of one whole query word: its stem; the stem of its
+ * umlaut reading when written with ae/oe/ue (Mueller → Müller); and the stems
+ * of its neighbouring inflected forms, because Snowball stems some pairs
+ * apart (Fenster → fen but Fensters → fenst; Beamtin/Beamtinnen;
+ * Nachbar/Nachbarn). Each extra key is the stem of a real form of the same
+ * word, so it can only meet the same word in a text.
+ */
+function queryBases(lower: string): string[] {
+  const forms = [lower];
+  // Short words (E in E-Mail, "es") would reach unrelated short stems.
+  if (lower.length >= 4) forms.push(lower + 's', lower + 'e', lower + 'es');
+  if (lower.length >= 4 && !lower.endsWith('n')) forms.push(lower + 'n');
+  if (lower.endsWith('in')) forms.push(lower + 'nen');
+  if (lower.endsWith('innen')) forms.push(lower.slice(0, -3));
+  if (/[^s]s$/.test(lower) && lower.length >= 5) forms.push(lower.slice(0, -1));
+  if (/[lr]n$/.test(lower) && lower.length >= 5) forms.push(lower.slice(0, -1));
+  const bases = new Set(forms.map(baseForm));
+  const umlautReading = restoreUmlauts(lower);
+  if (umlautReading !== lower) bases.add(baseForm(umlautReading));
+  return [...bases];
+}
+
+/**
+ * One term per query word, with the alternative bases of the whole word (see
+ * queryBases). No compound parts here: a query for "Bundestagswahl" must not
+ * match a text that only says "Wahl". Repeated words give one term.
  */
 export function analyzeQuery(q: string): QueryTerm[] {
   const terms: QueryTerm[] = [];
@@ -116,11 +137,7 @@ export function analyzeQuery(q: string): QueryTerm[] {
       const exact = foldExact(text);
       if (!exact || seen.has(exact)) continue;
       seen.add(exact);
-      const lower = foldForStemming(text);
-      const bases = new Set([baseForm(lower)]);
-      const umlautReading = restoreUmlauts(lower);
-      if (umlautReading !== lower) bases.add(baseForm(umlautReading));
-      terms.push({ text, exact, bases: [...bases] });
+      terms.push({ text, exact, bases: queryBases(foldForStemming(text)) });
     }
   }
   return terms;

@@ -40810,7 +40810,6 @@ ringstrasse
 ringvergleich
 ringversuch
 ringzähler
-rinne
 rinnsal
 rinnstein
 rio

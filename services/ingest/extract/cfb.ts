@@ -193,7 +193,7 @@ const VT_FILETIME = 0x40;
 // 100-ns ticks between 1601-01-01 and 1970-01-01.
 const FILETIME_EPOCH_OFFSET = 116444736000000000n;
 
-function decoderForCodepage(codepage: number | undefined): TextDecoder {
+function decoderForCodepage(codepage: number | undefined): InstanceType<typeof TextDecoder> {
   const label = codepage === 65001 ? 'utf-8' : codepage === 1200 ? 'utf-16le' : codepage ? `windows-${codepage}` : 'windows-1252';
   try {
     return new TextDecoder(label);

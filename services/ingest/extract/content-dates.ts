@@ -24,31 +24,49 @@ interface LabelRule {
   label: RegExp;
   /** How far after the label the date may stand. */
   window: number;
+  /**
+   * Where the label counts: `head` for the statement block a law opens with (the body quotes other
+   * laws' "zuletzt geändert durch" freely), `edges` for page heads and footers ("Stand: März 2021").
+   */
+  where: 'head' | 'edges';
 }
 
-// German first, as the corpus is; a few English labels for the pages that are not.
+const HEAD_CHARS = 3000;
+const EDGE_HEAD_CHARS = 5000;
+const EDGE_TAIL_CHARS = 2000;
+
+// A label counts at the start of a line or when followed by a colon: "veröffentlicht am 14.08.2021" in
+// running text is about something else.
+function label(words: string, flags = 'i'): RegExp {
+  return new RegExp(`(?:(?:^|\\n)[ \\t]*(?:${words})[ \\t]*:?|(?:${words})[ \\t]*:)\\s*`, flags);
+}
+
+// German first, as the corpus is; a few English labels for the pages that are not. The law labels are
+// case-sensitive: they head the statement block (dt/dd pairs) of every German federal law text.
 const LABEL_RULES: LabelRule[] = [
-  { key: 'text_ausfertigungsdatum', label: /Ausfertigungsdatum\s*:?/i, window: 40 },
-  { key: 'text_zuletzt_geaendert', label: /Zuletzt\s+geändert\s+durch\s*:?/i, window: 160 },
-  { key: 'text_neugefasst', label: /Neugefasst\s+durch\s*:?/i, window: 120 },
-  { key: 'text_stand', label: /(?:^|\n|\s)Stand\s*:\s*(?:vom\s+|am\s+)?/i, window: 4 },
-  { key: 'text_zuletzt_aktualisiert', label: /(?:Zuletzt\s+)?aktualisiert(?:\s+am)?\s*:?/i, window: 12 },
-  { key: 'text_letzte_aenderung', label: /Letzte\s+Änderung(?:\s+am)?\s*:?/i, window: 12 },
-  { key: 'text_veroeffentlicht', label: /Veröffentlicht(?:\s+am)?\s*:?/i, window: 12 },
-  { key: 'text_erstellt', label: /Erstellt(?:\s+am)?\s*:/i, window: 12 },
-  { key: 'text_datum', label: /(?:^|\n)Datum\s*:/i, window: 12 },
-  { key: 'text_last_updated', label: /Last\s+(?:updated|modified)(?:\s+on)?\s*:?/i, window: 12 },
-  { key: 'text_published', label: /Published(?:\s+on)?\s*:/i, window: 12 },
+  { where: 'head', key: 'text_ausfertigungsdatum', label: label('Ausfertigungsdatum', ''), window: 40 },
+  { where: 'head', key: 'text_zuletzt_geaendert', label: label('Zuletzt geändert durch', ''), window: 160 },
+  { where: 'head', key: 'text_neugefasst', label: label('Neugefasst durch', ''), window: 120 },
+  { where: 'edges', key: 'text_stand', label: label('Stand(?:\\s+vom|\\s+am)?'), window: 4 },
+  { where: 'edges', key: 'text_zuletzt_aktualisiert', label: label('(?:Zuletzt\\s+)?aktualisiert(?:\\s+am)?'), window: 12 },
+  { where: 'edges', key: 'text_letzte_aenderung', label: label('Letzte\\s+Änderung(?:\\s+am)?'), window: 12 },
+  { where: 'edges', key: 'text_veroeffentlicht', label: label('Veröffentlicht(?:\\s+am)?'), window: 12 },
+  { where: 'edges', key: 'text_erstellt', label: label('Erstellt(?:\\s+am)?'), window: 12 },
+  { where: 'edges', key: 'text_datum', label: label('Datum'), window: 12 },
+  { where: 'edges', key: 'text_last_updated', label: label('Last\\s+(?:updated|modified)(?:\\s+on)?'), window: 12 },
+  { where: 'edges', key: 'text_published', label: label('Published(?:\\s+on)?'), window: 12 },
 ];
 
 /** Labelled dates in the text, keyed by label; the first occurrence of each label wins. */
-export function findLabelledDates(text: string, maxChars = 20_000): Record<string, string> {
-  const head = text.length > maxChars ? text.slice(0, maxChars) : text;
+export function findLabelledDates(text: string): Record<string, string> {
+  const head = text.slice(0, HEAD_CHARS);
+  const edges = text.length <= EDGE_HEAD_CHARS + EDGE_TAIL_CHARS ? text : `${text.slice(0, EDGE_HEAD_CHARS)}\n${text.slice(-EDGE_TAIL_CHARS)}`;
   const found: Record<string, string> = {};
   for (const rule of LABEL_RULES) {
-    const m = rule.label.exec(head);
+    const scope = rule.where === 'head' ? head : edges;
+    const m = rule.label.exec(scope);
     if (!m) continue;
-    const after = head.slice(m.index + m[0].length);
+    const after = scope.slice(m.index + m[0].length);
     // The date must start within the window, so "Stand: Neufassung vom ..." is not a "Stand" date.
     const window = after.slice(0, rule.window + 40);
     const d = window.match(new RegExp(DATE_SOURCE, 'i'));

@@ -57,14 +57,14 @@ const MAX_DEPTH = 400;
 
 const SKIP_TAGS = new Set([
   'script', 'style', 'noscript', 'template', 'svg', 'math', 'canvas', 'iframe', 'object', 'embed', 'button',
-  'select', 'option', 'input', 'textarea', 'dialog', 'head', 'audio', 'video', 'map', 'link', 'meta', 'base',
+  'select', 'option', 'input', 'textarea', 'dialog', 'audio', 'video', 'map', 'link', 'meta', 'base',
 ]);
-const DROP_TAGS = new Set(['nav', 'aside', 'menu', 'footer']);
+const DROP_TAGS = new Set(['head', 'title', 'nav', 'aside', 'menu', 'footer']);
 const DROP_OUTSIDE_MAIN_TAGS = new Set(['header']);
 const DROP_ROLES = new Set(['navigation', 'search', 'menu', 'menubar', 'toolbar', 'complementary', 'dialog', 'alertdialog', 'contentinfo', 'tablist']);
 const DROP_OUTSIDE_MAIN_ROLES = new Set(['banner']);
-const DROP_NAME_RE = /(?:^|[\s_-])(?:nav|navbar|navigation|navheader|navfooter|menu|menubar|breadcrumbs?|crumbs|cookies?|cookiebanner|consent|gdpr|cmp|skip|skiplinks?|share|sharing|social|newsletter|related|pagination|pager|footer|toolbar|ads?|advert|advertisement|sponsored|print-only)(?=$|[\s_-])/i;
-const DROP_OUTSIDE_MAIN_NAME_RE = /(?:^|[\s_-])(?:header|masthead|topbar|site-header)(?=$|[\s_-])/i;
+const DROP_NAME_RE = /(?:^|[\s_-])(?:nav|navbar|navigation|navheader|navfooter|docnav|menu|menubar|breadcrumbs?|crumbs|cookies?|cookiebanner|consent|gdpr|cmp|skip|skiplinks?|share|sharing|social|newsletter|related|pagination|pager|footer|toolbar|ads?|advert|advertisement|sponsored|print-only)(?=$|[\s_-])/i;
+const DROP_OUTSIDE_MAIN_NAME_RE = /(?:^|[\s_-])(?:header|masthead|banner|topbar|site-header)(?=$|[\s_-])/i;
 const MAIN_NAME_RE = /^(?:content|main|main-content|maincontent|page-content|primary|article|article-body|articlebody|story|story-body|post|post-content|entry-content)$/i;
 const BLOCK_TAGS = new Set([
   'address', 'article', 'blockquote', 'body', 'caption', 'center', 'dd', 'details', 'div', 'dl', 'dt', 'fieldset',
@@ -96,10 +96,19 @@ interface Region {
   start: number;
   end: number;
   priority: number;
+  chars: number;
+}
+
+interface Span {
+  start: number;
+  end: number;
+  chars: number;
 }
 
 interface WalkState {
   out: string[];
+  /** Outermost containers that are mostly link text, pruned at the end if the page has real text besides. */
+  dense: Span[];
   signals: HtmlSignals;
   main: Region | null;
   articleCount: number;
@@ -121,11 +130,10 @@ function mainPriority(node: DomNode, tag: string): number {
   return 0;
 }
 
+// Only aria-hidden counts: `hidden` and display:none mark content that scripts reveal (tabs, accordions,
+// the per-module paragraphs of LibreOffice help), which is part of the document and what people search.
 function isHidden(node: DomNode): boolean {
-  if (node.hasAttribute?.('hidden')) return true;
-  if (attr(node, 'aria-hidden') === 'true') return true;
-  const style = attr(node, 'style');
-  return style !== null && /display\s*:\s*none|visibility\s*:\s*hidden/i.test(style);
+  return attr(node, 'aria-hidden') === 'true';
 }
 
 function shouldDrop(node: DomNode, tag: string, insideMain: boolean): boolean {
@@ -177,80 +185,94 @@ function collectMicrodata(node: DomNode, tag: string, state: WalkState): void {
   }
 }
 
-function walk(node: DomNode, state: WalkState, depth: number, dropped: boolean, insideMain: boolean, pre: boolean): Tally {
+interface Context {
+  depth: number;
+  dropped: boolean;
+  insideMain: boolean;
+  pre: boolean;
+}
+
+function walkChildren(node: DomNode, state: WalkState, ctx: Context): Tally {
   const tally: Tally = { chars: 0, linkChars: 0, links: 0 };
-  if (depth > MAX_DEPTH) return tally;
-  for (let child = node.firstChild; child; child = child.nextSibling) {
-    if (child.nodeType === TEXT || child.nodeType === CDATA) {
-      if (dropped) continue;
-      const raw = child.data ?? '';
-      const text = pre ? raw : raw.replace(/\s+/g, ' ');
-      if (text.length === 0) continue;
-      state.out.push(text);
-      tally.chars += text.trim().length;
-      continue;
-    }
-    if (child.nodeType !== ELEMENT) continue;
-    const tag = child.localName ?? '';
-    collectHeadElement(child, tag, state);
-    if (tag === 'script' || tag === 'style') continue;
-    if (child.getAttribute && (child.hasAttribute?.('itemtype') || child.hasAttribute?.('itemprop'))) collectMicrodata(child, tag, state);
-    if (SKIP_TAGS.has(tag)) continue;
-
-    const childDropped = dropped || shouldDrop(child, tag, insideMain);
-    if (tag === 'time') {
-      const datetime = attr(child, 'datetime');
-      if (datetime && state.signals.times.length < 50) {
-        state.signals.times.push({ datetime, itemprop: attr(child, 'itemprop'), pubdate: child.hasAttribute?.('pubdate') ?? false, inContent: !childDropped });
-      }
-    }
-    if (tag === 'td' && attr(child, 'class') === 'foot-date' && state.signals.manFooterDate === null) {
-      state.signals.manFooterDate = collapse(textOf(child));
-    }
-
-    const priority = childDropped ? 0 : mainPriority(child, tag);
-    const isMain = priority > 0 && (state.main === null || priority < state.main.priority) && !insideMain;
-    const isArticle = tag === 'article' && !childDropped;
-    const start = state.out.length;
-    const block = BLOCK_TAGS.has(tag);
-    if (block) state.out.push('\n');
-    if (tag === 'td' || tag === 'th') state.out.push(' ');
-    const inner = walk(child, state, depth + 1, childDropped, insideMain || isMain, pre || tag === 'pre');
-    if (block) state.out.push('\n');
-
-    if (tag === 'h1' || tag === 'h2') {
-      const text = collapse(textOf(child));
-      if (text) {
-        if (tag === 'h1' && state.signals.h1.length < 10) state.signals.h1.push({ text, inContent: !childDropped });
-        if (tag === 'h2' && !childDropped && state.signals.h2.length < 10) state.signals.h2.push(text);
-        state.expectManName = MAN_NAME_HEADINGS.has(text);
-      }
-    } else if (tag === 'p' && state.expectManName) {
-      state.signals.manNameLine = collapse(textOf(child));
-      state.expectManName = false;
-    }
-
-    if (tag === 'a' && child.hasAttribute?.('href')) {
-      state.signals.linkCount++;
-      inner.linkChars = inner.chars;
-      inner.links++;
-    }
-    // Menus, tables of contents and pager bars: containers whose text is mostly link text.
-    if (!childDropped && DENSITY_TAGS.has(tag) && inner.links >= 3 && inner.chars > 0 && inner.linkChars / inner.chars > 0.6) {
-      state.out.length = start;
-      if (state.main && state.main.start >= start) state.main = null;
-      continue;
-    }
-    if (isMain) state.main = { start, end: state.out.length, priority };
-    if (isArticle) {
-      state.articleCount++;
-      if (!state.firstArticle) state.firstArticle = { start, end: state.out.length, priority: 2 };
-    }
-    tally.chars += inner.chars;
-    tally.linkChars += inner.linkChars;
-    tally.links += inner.links;
-  }
+  if (ctx.depth > MAX_DEPTH) return tally;
+  for (let child = node.firstChild; child; child = child.nextSibling) walkNode(child, state, ctx, tally);
   return tally;
+}
+
+function walkNode(child: DomNode, state: WalkState, ctx: Context, tally: Tally): void {
+  if (child.nodeType === TEXT || child.nodeType === CDATA) {
+    if (ctx.dropped) return;
+    const raw = child.data ?? '';
+    const text = ctx.pre ? raw : raw.replace(/\s+/g, ' ');
+    if (text.length === 0) return;
+    state.out.push(text);
+    tally.chars += text.trim().length;
+    return;
+  }
+  if (child.nodeType !== ELEMENT) return;
+  const tag = child.localName ?? '';
+  collectHeadElement(child, tag, state);
+  if (tag === 'script' || tag === 'style') return;
+  if (child.hasAttribute?.('itemtype') || child.hasAttribute?.('itemprop')) collectMicrodata(child, tag, state);
+  if (SKIP_TAGS.has(tag)) return;
+
+  const childDropped = ctx.dropped || shouldDrop(child, tag, ctx.insideMain);
+  if (tag === 'time') {
+    const datetime = attr(child, 'datetime');
+    if (datetime && state.signals.times.length < 50) {
+      state.signals.times.push({ datetime, itemprop: attr(child, 'itemprop'), pubdate: child.hasAttribute?.('pubdate') ?? false, inContent: !childDropped });
+    }
+  }
+  if (tag === 'td' && attr(child, 'class') === 'foot-date' && state.signals.manFooterDate === null) {
+    state.signals.manFooterDate = collapse(textOf(child));
+  }
+
+  const priority = childDropped ? 0 : mainPriority(child, tag);
+  const isMain = priority > 0 && !ctx.insideMain && (state.main === null || priority < state.main.priority);
+  const start = state.out.length;
+  const block = BLOCK_TAGS.has(tag);
+  if (block) state.out.push('\n');
+  if (tag === 'td' || tag === 'th') state.out.push(' ');
+  const inner = walkChildren(child, state, {
+    depth: ctx.depth + 1,
+    dropped: childDropped,
+    insideMain: ctx.insideMain || isMain,
+    pre: ctx.pre || tag === 'pre',
+  });
+  if (block) state.out.push('\n');
+
+  if (tag === 'h1' || tag === 'h2') {
+    const text = collapse(textOf(child));
+    if (text) {
+      if (tag === 'h1' && state.signals.h1.length < 10) state.signals.h1.push({ text, inContent: !childDropped });
+      if (tag === 'h2' && !childDropped && state.signals.h2.length < 10) state.signals.h2.push(text);
+      state.expectManName = MAN_NAME_HEADINGS.has(text);
+    }
+  } else if (tag === 'p' && state.expectManName) {
+    state.signals.manNameLine = collapse(textOf(child));
+    state.expectManName = false;
+  }
+
+  // Links to other pages make menus; in-page anchors (permalinks, a page's own contents list) do not.
+  const href = tag === 'a' ? attr(child, 'href') : null;
+  if (href !== null && !href.startsWith('#')) {
+    state.signals.linkCount++;
+    inner.linkChars = inner.chars;
+    inner.links++;
+  }
+  // Menus, tables of contents and pager bars: containers whose text is mostly link text.
+  if (!childDropped && DENSITY_TAGS.has(tag) && inner.links >= 3 && inner.chars > 0 && inner.linkChars / inner.chars > 0.6) {
+    while (state.dense.length > 0 && state.dense[state.dense.length - 1].start >= start) state.dense.pop();
+    state.dense.push({ start, end: state.out.length, chars: inner.chars });
+  }
+  if (isMain) state.main = { start, end: state.out.length, priority, chars: inner.chars };
+  if (tag === 'article' && !childDropped) {
+    state.articleCount++;
+    if (!state.firstArticle) state.firstArticle = { start, end: state.out.length, priority: 2, chars: inner.chars };
+  }
+  tally.chars += inner.chars;
+  tally.linkChars += inner.linkChars;
+  tally.links += inner.links;
 }
 
 /** Joins text parts into lines: one line per block, blank lines and edge spaces dropped. */
@@ -264,23 +286,36 @@ export function joinLines(parts: string[]): string {
   return kept.join('\n');
 }
 
+/**
+ * Link lists go only when the region has at least as much other text: on a chapter page that is all
+ * table of contents, the contents are the page (and what people search it by).
+ */
+function pruneLinkLists(state: WalkState, region: Region): void {
+  const inside = state.dense.filter((d) => d.start >= region.start && d.end <= region.end);
+  const linkListChars = inside.reduce((sum, d) => sum + d.chars, 0);
+  if (region.chars - linkListChars < linkListChars) return;
+  for (const d of inside) state.out.fill('', d.start, d.end);
+}
+
 // A marked main part shorter than this share of the page is a mislabelled widget, not the content.
 const MIN_MAIN_SHARE = 0.25;
 
-export function walkDocument(root: DomNode, documentElement: DomNode | null): WalkResult {
+/** Walks the top-level nodes of a parsed document (linkedom does not chain them as siblings). */
+export function walkDocument(topLevel: Iterable<DomNode>, documentElement: DomNode | null): WalkResult {
   const signals: HtmlSignals = {
     lang: null, titleTag: null, baseHref: null, meta: new Map(), canonical: null, jsonLd: [], h1: [], h2: [],
     times: [], itemTypes: new Set(), itemProps: new Map(), manNameLine: null, manFooterDate: null, linkCount: 0,
   };
-  const state: WalkState = { out: [], signals, main: null, articleCount: 0, firstArticle: null, expectManName: false };
+  const state: WalkState = { out: [], dense: [], signals, main: null, articleCount: 0, firstArticle: null, expectManName: false };
   if (documentElement) signals.lang = attr(documentElement, 'lang') ?? attr(documentElement, 'xml:lang');
-  walk(root, state, 0, false, false, false);
+  const tally: Tally = { chars: 0, linkChars: 0, links: 0 };
+  for (const node of topLevel) walkNode(node, state, { depth: 0, dropped: false, insideMain: false, pre: false }, tally);
 
+  const whole: Region = { start: 0, end: state.out.length, priority: 9, chars: tally.chars };
+  let region = state.main ?? (state.articleCount === 1 ? state.firstArticle : null);
+  if (region && region.chars < whole.chars * MIN_MAIN_SHARE) region = null;
+  pruneLinkLists(state, region ?? whole);
   const bodyText = joinLines(state.out);
-  const region = state.main ?? (state.articleCount === 1 ? state.firstArticle : null);
-  if (region) {
-    const mainText = joinLines(state.out.slice(region.start, region.end));
-    if (mainText.length >= bodyText.length * MIN_MAIN_SHARE) return { text: mainText, bodyText, mainFound: true, signals };
-  }
+  if (region) return { text: joinLines(state.out.slice(region.start, region.end)), bodyText, mainFound: true, signals };
   return { text: bodyText, bodyText, mainFound: false, signals };
 }

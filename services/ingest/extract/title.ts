@@ -27,7 +27,8 @@ const ABBREVIATION_RE = /\s*\(([^()]{1,30})\)\s*$/;
 export function isAbbreviationLabel(inner: string): boolean {
   const tokens = inner.trim().split(/\s+/);
   if (tokens.length > 3) return false;
-  return tokens.every((t) => /^\d+[a-z]?$/.test(t) || (t.match(/\p{Lu}/gu)?.length ?? 0) >= 2);
+  const upper = (t: string) => t.match(/\p{Lu}/gu)?.length ?? 0;
+  return tokens.some((t) => upper(t) >= 2) && tokens.every((t) => /^[\d./-]+[a-z]?$/.test(t) || /^[IVXLC]+$/.test(t) || upper(t) >= 2);
 }
 
 /** "Gesetz über ... (AdWirkG)" -> "Gesetz über ..."; other trailing parentheses stay. */
@@ -66,9 +67,8 @@ export function stripSiteName(title: string, ctx: TitleContext): string {
   pieces.forEach((p, i) => (i % 2 === 0 ? segments.push(p.trim()) : separators.push(p)));
   const hostTokens = new Set((ctx.host ?? '').toLowerCase().split(/[.-]/).filter((t) => t.length >= 4 && t !== 'www'));
   const headingTokens = new Set(ctx.headings.flatMap(titleTokens));
-  const abbreviations = new Set(
-    ctx.headings.map((h) => h.match(ABBREVIATION_RE)?.[1]).filter((a): a is string => Boolean(a && isAbbreviationLabel(a))).map((a) => a.toLowerCase()),
-  );
+  // The h1's closing parenthesis repeated as the title's first segment is a label ("(TVMindestlohn Abfall 8)").
+  const abbreviations = new Set(ctx.headings.map((h) => h.match(ABBREVIATION_RE)?.[1]?.trim().toLowerCase()).filter((a): a is string => Boolean(a)));
   const inHeading = (s: string) => headingTokens.size > 0 && containment(titleTokens(s), headingTokens) >= 0.8;
 
   let first = 0;
@@ -98,20 +98,31 @@ export function isJunkTitle(title: string): boolean {
   return /^Microsoft (Word|PowerPoint) - /i.test(t);
 }
 
-/** A title from the first lines of a text: the first non-trivial line, joined with wrapped continuations. */
+// A line ending in one of these words continues on the next line (a title wrapped on a title page).
+const CONNECTOR_END_RE = /(?:^|\s)(?:und|oder|sowie|für|der|die|das|des|den|dem|von|vom|mit|zum|zur|zu|in|im|über|auf|an|am|bei|nach|aus|eines|einer|einem|the|of|and|for|to|on|a|an)$|[-–:]$/i;
+
+/** A title from the first lines of a text: the first line, joined with the lines a wrapped title spans. */
 export function titleFromText(text: string, maxLength = 160): string {
   const lines = text.split('\n', 12).map((l) => l.trim()).filter(Boolean);
   if (lines.length === 0) return '';
   let title = lines[0];
-  // Title pages wrap long titles over lines ending without punctuation; an "(ABK)" closes the heading.
-  for (let i = 1; i < lines.length && title.length < maxLength && !/[.:;!?)]$/.test(title) && !ABBREVIATION_RE.test(title); i++) {
+  for (let i = 1; i < Math.min(lines.length, 5) && title.length < maxLength; i++) {
     const next = lines[i];
-    if (!/^[\p{Ll}(]/u.test(next) && !/^[\p{Lu}]/u.test(next)) break;
-    if (lines[0].length < 25 && i === 1 && !/^\p{Ll}/u.test(next)) break;
+    // An "(ABK)" label closes a law's heading, however the lines were broken before it.
+    const closesHeading = ABBREVIATION_RE.test(next) && isAbbreviationLabel(next.match(ABBREVIATION_RE)![1]);
+    if (!CONNECTOR_END_RE.test(title) && !/^\p{Ll}/u.test(next) && !closesHeading) break;
     title += ' ' + next;
-    if (ABBREVIATION_RE.test(next)) break;
+    if (closesHeading) break;
   }
   title = stripAbbreviation(cleanTitle(title));
   if (title.length > maxLength) title = title.slice(0, maxLength).replace(/\s+\S*$/, '') + ' …';
   return title;
+}
+
+/** Office files and PDFs: the metadata title unless it is junk, else the first heading, else the first lines. */
+export function decideOfficeTitle(metaTitle: string | null, heading: string | null, text: string): { title: string; source: string } {
+  const meta = cleanTitle(metaTitle);
+  if (meta && !isJunkTitle(meta)) return { title: meta, source: 'metadata' };
+  if (heading) return { title: stripAbbreviation(cleanTitle(heading)), source: 'heading' };
+  return { title: titleFromText(text), source: 'text' };
 }

@@ -1,0 +1,92 @@
+// In-process extraction of one file: size and emptiness checks, type from the bytes, the extractor for
+// that type, and the rules every result must meet (a title, a bounded text). Untrusted files should go
+// through the pool (pool.ts), which adds the time and memory limits.
+import type { DocumentType, ExtractedDocument } from '../../core/document.ts';
+import { extractDoc } from './doc.ts';
+import { extractDocx } from './docx.ts';
+import { ExtractionError, toExtractionError } from './errors.ts';
+import { extractHtml } from './html.ts';
+import { extractOdt } from './odt.ts';
+import { extractPdf } from './pdf.ts';
+import { hintedType, isEncryptedOfficeContainer, sniffDocumentType } from './sniff.ts';
+import { DEFAULT_ZIP_LIMITS, type ZipLimits } from './zip-guard.ts';
+
+export interface ExtractInput {
+  bytes: Uint8Array;
+  url: string;
+  fileName?: string;
+  /** HTTP response headers, names in lower case (content-type, last-modified, x-robots-tag, link, ...). */
+  headers?: Record<string, string>;
+}
+
+export interface ExtractOptions {
+  /** Files larger than this are refused before parsing (TOO_LARGE). */
+  maxBytes?: number;
+  zipLimits?: ZipLimits;
+}
+
+export const DEFAULT_MAX_BYTES = 50 * 1024 * 1024;
+// The index stores the text; a 300-page PDF is about 1 M characters, so this only stops pathological files.
+export const MAX_TEXT_CHARS = 5_000_000;
+const MAX_TITLE_CHARS = 300;
+
+function titleFromUrl(url: string, fileName?: string): string {
+  const name = fileName ?? (() => {
+    try {
+      return decodeURIComponent(new URL(url).pathname.split('/').filter(Boolean).pop() ?? '');
+    } catch {
+      return '';
+    }
+  })();
+  return name.replace(/\.[a-z0-9]{1,5}$/i, '').replace(/[-_]+/g, ' ').trim() || url;
+}
+
+function finish(doc: ExtractedDocument, input: ExtractInput): ExtractedDocument {
+  let { title, text } = doc;
+  const content = { ...doc.content };
+  if (text.length > MAX_TEXT_CHARS) {
+    text = text.slice(0, MAX_TEXT_CHARS);
+    content.textTruncated = true;
+  }
+  title = title.trim();
+  if (!title) {
+    title = titleFromUrl(input.url, input.fileName);
+    content.titleSource = 'url';
+  }
+  if (title.length > MAX_TITLE_CHARS) title = `${title.slice(0, MAX_TITLE_CHARS).replace(/\s+\S*$/, '')} …`;
+  return { ...doc, title, text, content };
+}
+
+async function runExtractor(type: DocumentType, input: ExtractInput, options: ExtractOptions): Promise<ExtractedDocument> {
+  const zipLimits = options.zipLimits ?? DEFAULT_ZIP_LIMITS;
+  switch (type) {
+    case 'html':
+      return extractHtml(input);
+    case 'pdf':
+      return extractPdf(input);
+    case 'docx':
+      return extractDocx({ bytes: input.bytes, zipLimits });
+    case 'odt':
+      return extractOdt({ bytes: input.bytes, zipLimits });
+    case 'doc':
+      return extractDoc(input);
+  }
+}
+
+export async function extractDocument(input: ExtractInput, options: ExtractOptions = {}): Promise<ExtractedDocument> {
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
+  if (input.bytes.length === 0) throw new ExtractionError('EMPTY_FILE');
+  if (input.bytes.length > maxBytes) throw new ExtractionError('TOO_LARGE', `${input.bytes.length} bytes, limit ${maxBytes}`);
+  if (isEncryptedOfficeContainer(input.bytes)) throw new ExtractionError('ENCRYPTED', 'password-protected Office document');
+  const contentType = input.headers?.['content-type'];
+  const type = sniffDocumentType(input.bytes, input.fileName, contentType);
+  if (type === null) {
+    const claimed = hintedType(input.fileName, contentType);
+    throw new ExtractionError('UNSUPPORTED_TYPE', claimed ? `named or served as ${claimed}, but the bytes are not` : undefined);
+  }
+  try {
+    return finish(await runExtractor(type, input, options), input);
+  } catch (error) {
+    throw toExtractionError(error);
+  }
+}

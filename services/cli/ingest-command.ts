@@ -1,19 +1,23 @@
 import { parseArgs } from 'node:util';
 import { SqliteIndex } from '../index/sqlite/sqlite-index.ts';
 import { createExtractionPool } from '../ingest/extract/index.ts';
+import type { IngestInput } from '../ingest/item.ts';
 import { localInputs } from '../ingest/local-files.ts';
+import { readRecords } from '../ingest/records.ts';
 import { ingest, type IngestSummary } from '../ingest/pipeline.ts';
 import { classifyTopicByKeywords } from '../ingest/topics/keyword-classifier.ts';
 import { createLlmTopicClassifier } from '../ingest/topics/llm-classifier.ts';
 import { createProgress, formatSummary } from './progress.ts';
 import { loadConfig } from './config.ts';
 
-export const INGEST_USAGE = `fundus ingest --data DIR [--manifest FILE]... [PATH...]
+export const INGEST_USAGE = `fundus ingest --data DIR [--manifest FILE]... [--records FILE]... [PATH...]
 
 Adds documents to the index in DIR: files and folders (recursively). A folder with a
 manifest.jsonl at its top, or a --manifest FILE (JSONL: path, url, fetched_at, headers),
 keeps each file's original URL, fetch time and HTTP headers. Re-ingesting changes nothing;
 changed documents are updated. Bad files are reported and skipped.
+--records FILE reads pre-extracted documents (JSONL: url, title, text, document_type,
+published_at, modified_at, fetched_at, topic, news) and skips extraction.
 
   --max-mb N        skip files larger than N MiB (default 50)
   --workers N       extraction workers (default 2)
@@ -24,10 +28,16 @@ export interface IngestRun {
   dataDir: string;
   paths: string[];
   manifests: string[];
+  records?: string[];
   maxBytes: number;
   workers: number;
   timeoutMs: number;
   quiet: boolean;
+}
+
+async function* allInputs(run: IngestRun): AsyncGenerator<IngestInput> {
+  for (const file of run.records ?? []) yield* readRecords(file);
+  if (run.paths.length || run.manifests.length) yield* localInputs(run.paths, run.manifests);
 }
 
 export async function runIngest(run: IngestRun, out: NodeJS.WriteStream = process.stderr): Promise<IngestSummary> {
@@ -37,7 +47,7 @@ export async function runIngest(run: IngestRun, out: NodeJS.WriteStream = proces
   const pool = createExtractionPool({ workers: run.workers, timeoutMs: run.timeoutMs, maxMemoryMb: 512, maxBytes: run.maxBytes });
   const progress = createProgress(out, run.quiet);
   try {
-    const summary = await ingest(localInputs(run.paths, run.manifests), {
+    const summary = await ingest(allInputs(run), {
       index,
       extract: (input) => pool.extract(input),
       classifyTopic: config.topicLlm ? createLlmTopicClassifier({ ...config.topicLlm, fallback: classifyTopicByKeywords }) : classifyTopicByKeywords,
@@ -61,6 +71,7 @@ export async function ingestCommand(argv: string[]): Promise<number> {
     options: {
       data: { type: 'string' },
       manifest: { type: 'string', multiple: true },
+      records: { type: 'string', multiple: true },
       'max-mb': { type: 'string', default: '50' },
       workers: { type: 'string', default: '2' },
       'timeout-ms': { type: 'string', default: '30000' },
@@ -78,11 +89,12 @@ export async function ingestCommand(argv: string[]): Promise<number> {
     return number;
   };
   if (!values.data) throw new Error('--data: required (the data directory of the index)');
-  if (positionals.length === 0 && !values.manifest?.length) throw new Error(`nothing to ingest: give files, folders or --manifest FILE\n\n${INGEST_USAGE}`);
+  if (positionals.length === 0 && !values.manifest?.length && !values.records?.length) throw new Error(`nothing to ingest: give files, folders or --manifest FILE\n\n${INGEST_USAGE}`);
   const summary = await runIngest({
     dataDir: values.data,
     paths: positionals,
     manifests: values.manifest ?? [],
+    records: values.records ?? [],
     maxBytes: Math.round(positive('max-mb', values['max-mb']) * 1024 * 1024),
     workers: Math.round(positive('workers', values.workers)),
     timeoutMs: positive('timeout-ms', values['timeout-ms']),

@@ -4,6 +4,7 @@ import pino from 'pino';
 import { createAccess } from '../access/access-guard.ts';
 import type { DocumentIndex } from '../core/index-port.ts';
 import { buildGatewayApp } from '../gateway/app.ts';
+import { mcpPlugin } from '../gateway/mcp/plugin.ts';
 import { SqliteIndex } from '../index/sqlite/sqlite-index.ts';
 import { loadConfig, type Config } from './config.ts';
 
@@ -34,13 +35,16 @@ export async function startServices(config: Config, logStream?: NodeJS.WritableS
   try {
     if (config.roles.includes('gateway')) {
       const local = `http://${config.gateway.host.includes(':') ? `[${config.gateway.host}]` : config.gateway.host}:${config.gateway.port}`;
+      const externalUrl = config.gateway.externalUrl ?? local;
+      const countBudgetMs = config.gateway.countBudgetMs;
       const app = await buildGatewayApp({
         index,
         guard: access.guard,
-        countBudgetMs: config.gateway.countBudgetMs,
-        externalUrl: config.gateway.externalUrl ?? local,
+        countBudgetMs,
+        externalUrl,
         logLevel: config.logLevel,
         logStream,
+        plugins: [mcpPlugin({ index, countBudgetMs, externalUrl })],
       });
       urls.gateway = await app.listen({ host: config.gateway.host, port: config.gateway.port });
       apps.push(app);

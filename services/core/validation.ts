@@ -76,7 +76,7 @@ function translate(issue: z.core.$ZodIssue, input: unknown): Omit<ValidationIssu
     }
     case 'invalid_format':
       if (issue.format === 'regex') {
-        const pattern = (issue as z.core.$ZodIssueInvalidStringFormat).pattern ?? '';
+        const pattern = String((issue as z.core.$ZodIssueInvalidStringFormat).pattern ?? '').replace(/^\/(.*)\/[a-z]*$/, '$1');
         return { type: 'string_pattern_mismatch', msg: `String should match pattern '${pattern}'`, ctx: { pattern } };
       }
       return { type: 'value_error', msg: issue.message };

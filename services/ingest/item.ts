@@ -1,3 +1,5 @@
+import type { ExtractedDocument } from '../core/document.ts';
+
 /** One thing to ingest, from any source (files, a manifest, WARC records, the crawler). */
 export interface IngestItem {
   /** Where the document lives on the web (or a file:// URL for plain local files). */
@@ -9,6 +11,10 @@ export interface IngestItem {
   label: string;
   size?: number;
   read(): Promise<Uint8Array>;
+  /** Already extracted elsewhere (pre-extracted records): skips extraction. */
+  extracted?: ExtractedDocument;
+  /** A topic label given with the input; else the classifier decides. */
+  topic?: string | null;
 }
 
 /** An input that could not even be read (bad manifest line, missing file). */

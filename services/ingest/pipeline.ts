@@ -69,16 +69,20 @@ export async function ingest(inputs: AsyncIterable<IngestInput> | Iterable<Inges
     deps.onEvent?.({ kind: 'skipped', label, reason });
   };
 
+  async function classify(extracted: ExtractedDocument, url: string): Promise<string | null> {
+    return deps.classifyTopic ? deps.classifyTopic({ title: extracted.title, text: extracted.text, url }) : null;
+  }
+
   async function prepare(item: IngestItem): Promise<Prepared> {
     try {
+      if (item.extracted) return { item, extracted: item.extracted, topic: item.topic !== undefined ? item.topic : await classify(item.extracted, item.url) };
       if (item.size !== undefined && item.size > deps.maxBytes) return { label: item.label, reason: `TOO_LARGE: ${item.size} bytes` };
       const bytes = await item.read();
       if (bytes.length > deps.maxBytes) return { label: item.label, reason: `TOO_LARGE: ${bytes.length} bytes` };
       const extracted = await deps.extract({ bytes, url: item.url, fileName: fileNameOf(item), headers: item.headers });
       if (extracted.noindex) return { label: item.label, reason: 'NOINDEX: the document asks not to be indexed' };
       if (!extracted.text.trim() && !extracted.title.trim()) return { label: item.label, reason: 'NO_TEXT: nothing to index' };
-      const topic = deps.classifyTopic ? await deps.classifyTopic({ title: extracted.title, text: extracted.text, url: item.url }) : null;
-      return { item, extracted, topic };
+      return { item, extracted, topic: await classify(extracted, item.url) };
     } catch (error) {
       return { label: item.label, reason: reasonCode(error) };
     }

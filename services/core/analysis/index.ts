@@ -13,7 +13,7 @@
 import { baseForm } from './base-form.ts';
 import { compoundParts } from './compounds.ts';
 import { foldExact, foldForStemming, restoreUmlauts } from './fold.ts';
-import { cleanWord, GROUP_PATTERN, isComplexGroup, joinedForms, scanGroups, splitGroup, tokenize } from './tokenize.ts';
+import { cleanWord, isComplexGroup, joinedForms, scanGroups, splitGroup, tokenize } from './tokenize.ts';
 import type { Segment } from './tokenize.ts';
 
 export type { Token } from './tokenize.ts';
@@ -130,9 +130,11 @@ function queryBases(lower: string): string[] {
 export function analyzeQuery(q: string): QueryTerm[] {
   const terms: QueryTerm[] = [];
   const seen = new Set<string>();
-  for (const match of q.matchAll(GROUP_PATTERN)) {
-    const raw = match[0];
-    const words = isComplexGroup(raw) ? queryWords(splitGroup(raw, match.index)) : [cleanWord(raw)];
+  const groups: number[] = [];
+  scanGroups(q, (start, end) => groups.push(start, end));
+  for (let i = 0; i < groups.length; i += 2) {
+    const raw = q.slice(groups[i], groups[i + 1]);
+    const words = isComplexGroup(raw) ? queryWords(splitGroup(raw, groups[i])) : [cleanWord(raw)];
     for (const text of words) {
       const exact = foldExact(text);
       if (!exact || seen.has(exact)) continue;

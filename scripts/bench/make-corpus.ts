@@ -147,7 +147,7 @@ for (let i = 0; i < N; i++) {
   }
   if (recent.length < 2000) recent.push(record);
   else recent[i % 2000] = record;
-  if (!out.write(`${JSON.stringify(record)}\n`)) await new Promise((r) => out.once('drain', r));
+  if (!out.write(`${JSON.stringify(record)}\n`)) await new Promise<void>((r) => out.once("drain", () => r()));
   if (i < htmlCount) {
     const name = `${i}.html`;
     const html = `<!doctype html><html lang="de"><head><meta charset="utf-8"><title>${record.title}</title>${record.published_at ? `<meta property="article:published_time" content="${record.published_at}">` : ''}</head><body><nav><a href="/">Start</a> · <a href="/kontakt">Kontakt</a></nav><main><h1>${record.title}</h1>${record.text.split('\n\n').map((p) => `<p>${p.replace(/&/g, '&amp;').replace(/</g, '&lt;')}</p>`).join('')}</main><footer>Impressum · Datenschutz</footer></body></html>`;

@@ -51,7 +51,8 @@ export function buildStoredDocument(item: IngestItem, extracted: ExtractedDocume
     fingerprint: fingerprintOf(extracted.text),
     topic,
     isNews: extracted.isNews,
-    content: extracted.content,
+    // Remember where a copy was fetched when it named another URL as canonical.
+    content: normalizeUrl(item.url) === canonicalUrl ? extracted.content : { ...extracted.content, fetched_url: normalizeUrl(item.url) },
     duplicateOf: null,
     changedAt: now.toISOString(),
   };

@@ -13,8 +13,14 @@ const NEAR_DUPLICATE_BITS = 3;
 const NEAR_DUPLICATE_SIMILARITY = 0.85;
 
 export async function storeDocument(index: DocumentIndex, doc: StoredDocument): Promise<StoreOutcome> {
-  const fetchedId = documentIdForUrl(doc.url);
-  if (fetchedId !== doc.id) await index.addAlias(fetchedId, normalizeUrl(doc.url), doc.id);
+  const fetchedUrl = typeof doc.content.fetched_url === 'string' ? doc.content.fetched_url : null;
+  if (fetchedUrl) {
+    // A copy that names a canonical URL: an alias of that record. The page fetched at its
+    // canonical URL itself is the better source, so a copy never overwrites it.
+    await index.addAlias(documentIdForUrl(fetchedUrl), normalizeUrl(fetchedUrl), doc.id);
+    const existing = await index.getDocument(doc.id);
+    if (existing?.id === doc.id && typeof existing.content.fetched_url !== 'string') return 'duplicate';
+  }
 
   const sameText = await index.findByContentHash(doc.contentHash);
   if (sameText && sameText.id !== doc.id) {

@@ -14,13 +14,20 @@ console.log(`${texts.length} pages, ${(bytes / 1e6).toFixed(1)} MB of text (UTF-
 let checksum = 0;
 for (let round = 1; round <= rounds; round++) {
   const started = process.hrtime.bigint();
+  const cpuStarted = process.cpuUsage();
   for (const text of texts) {
     const { exact, base } = analyzeForIndex(text);
     // Touch both streams so that lazily concatenated strings are flattened, as a consumer would.
     checksum += exact.charCodeAt(exact.length >> 1) + base.charCodeAt(base.length >> 1) || 0;
   }
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  const cpu = process.cpuUsage(cpuStarted);
+  // CPU seconds of this process: steadier than wall time on a shared machine.
+  const cpuSeconds = (cpu.user + cpu.system) / 1e6;
   const label = round === 1 ? 'cold cache' : 'warm cache';
-  console.log(`round ${round} (${label}): ${seconds.toFixed(2)} s, ${(bytes / 1e6 / seconds).toFixed(1)} MB/s, ${(texts.length / seconds).toFixed(0)} pages/s`);
+  console.log(
+    `round ${round} (${label}): wall ${seconds.toFixed(2)} s = ${(bytes / 1e6 / seconds).toFixed(1)} MB/s, ` +
+      `cpu ${cpuSeconds.toFixed(2)} s = ${(bytes / 1e6 / cpuSeconds).toFixed(1)} MB/s, ${(texts.length / seconds).toFixed(0)} pages/s`,
+  );
 }
 if (checksum < 0) console.log(checksum);

@@ -23,28 +23,33 @@ const UNSPACED_SPLIT = /([\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}])
 const ONLY_DIGITS = /^\p{N}+$/u;
 
 const WORD_CHAR = /^[\p{L}\p{N}\p{M}\p{Cf}]$/u;
-// Classification of BMP code units above ASCII, filled on first sight:
-// 0 unknown, 1 word character, 2 not.
-const bmpClass = new Uint8Array(0x10000);
+
+/** 1 for each BMP code unit that is a word character (surrogates: 0), built once on first use. */
+let bmpWordTable: Uint8Array | undefined;
+
+function wordTable(): Uint8Array {
+  if (bmpWordTable === undefined) {
+    const table = new Uint8Array(0x10000);
+    for (let c = 0; c < 0x10000; c++) {
+      if (c < 0xd800 || c > 0xdfff) table[c] = WORD_CHAR.test(String.fromCharCode(c)) ? 1 : 0;
+    }
+    bmpWordTable = table;
+  }
+  return bmpWordTable;
+}
 
 function isJoinerCode(c: number): boolean {
   return c === 0x2d || c === 0x27 || c === 0x2010 || c === 0x2011 || c === 0x2019 || c === 0x2bc || c === 0xb4 || c === 0x60;
 }
 
-const ASCII_WORD = new Uint8Array(0x80);
-for (let c = 0; c < 0x80; c++) ASCII_WORD[c] = /[A-Za-z0-9]/.test(String.fromCharCode(c)) ? 1 : 0;
-
 /** Length (1 or 2 code units) of the word character at i, or 0. */
-function wordCharLength(text: string, i: number): number {
+function wordCharLength(text: string, i: number, table: Uint8Array): number {
   const c = text.charCodeAt(i);
-  if (c < 0x80) return ASCII_WORD[c];
   if (c >= 0xd800 && c <= 0xdbff) {
     const cp = text.codePointAt(i) ?? c;
     return cp > 0xffff && WORD_CHAR.test(String.fromCodePoint(cp)) ? 2 : 0;
   }
-  let k = bmpClass[c];
-  if (k === 0) bmpClass[c] = k = WORD_CHAR.test(String.fromCharCode(c)) ? 1 : 2;
-  return k === 1 ? 1 : 0;
+  return table[c];
 }
 
 /**
@@ -53,12 +58,11 @@ function wordCharLength(text: string, i: number): number {
  * fast as the equivalent Unicode regex.
  */
 export function scanGroups(text: string, onGroup: (start: number, end: number, complex: boolean) => void): void {
+  const table = wordTable();
   const n = text.length;
   let i = 0;
   while (i < n) {
-    const c = text.charCodeAt(i);
-    if (c < 0x80 && ASCII_WORD[c] === 0) { i++; continue; }
-    let len = wordCharLength(text, i);
+    let len = wordCharLength(text, i, table);
     if (len === 0) { i++; continue; }
     const start = i;
     let complex = false;
@@ -66,12 +70,10 @@ export function scanGroups(text: string, onGroup: (start: number, end: number, c
       if (len === 2 || text.charCodeAt(i) >= 0x80) complex = true;
       i += len;
       if (i >= n) break;
-      const next = text.charCodeAt(i);
-      if (next < 0x80 && ASCII_WORD[next] === 1) { len = 1; continue; }
-      len = wordCharLength(text, i);
+      len = wordCharLength(text, i, table);
       if (len > 0) continue;
       // A joiner belongs to the group only between two word characters.
-      if (isJoinerCode(text.charCodeAt(i)) && i + 1 < n && (len = wordCharLength(text, i + 1)) > 0) {
+      if (isJoinerCode(text.charCodeAt(i)) && i + 1 < n && (len = wordCharLength(text, i + 1, table)) > 0) {
         complex = true;
         i++;
         continue;

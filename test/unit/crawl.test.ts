@@ -204,6 +204,27 @@ describe('links', () => {
   });
 });
 
+describe('responses', () => {
+  it('hands over a gzip-encoded page decoded, without the encoding headers', async () => {
+    const page = '<!DOCTYPE html><html><body><p>Komprimierte Seite mit Umlauten: äöüß</p></body></html>';
+    const site = await startSite({
+      '/': (_req, res) => {
+        const body = zlib.gzipSync(page);
+        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-encoding': 'gzip', 'content-length': String(body.length) });
+        res.end(body);
+      },
+    });
+    const [event] = await collect({ seeds: [`${site.origin}/`] });
+    expect(event.kind).toBe('fetched');
+    if (event.kind !== 'fetched') return;
+    expect(Buffer.from(event.resource.bytes).toString('utf8')).toBe(page);
+    expect(event.resource.headers['content-encoding']).toBeUndefined();
+    expect(event.resource.headers['content-length']).toBeUndefined();
+    expect(event.resource).toMatchObject({ url: `${site.origin}/`, status: 200, headers: { 'content-type': 'text/html; charset=utf-8' } });
+    expect(Date.parse(event.resource.fetchedAt)).not.toBeNaN();
+  });
+});
+
 describe('redirects', () => {
   it('follows redirects inside the allowed hosts and refuses the others, loops and long chains', async () => {
     const site = await startSite({

@@ -70,7 +70,7 @@ export class HostLanes {
 }
 
 /** Resolves after ms, or at once when the signal aborts. */
-export function sleep(ms: number, signal: AbortSignal): Promise<void> {
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     if (signal.aborted) return resolve();
     const done = () => {

@@ -94,7 +94,7 @@ export function withoutEncodingHeaders(headers: Record<string, string>): Record<
 const CHUNK_SIZE_LINE = /^([0-9a-fA-F]{1,16})[ \t]*(?:;[^\r\n]*)?\r?\n/;
 
 /** RFC 9112 section 7.1; a body that does not start with a chunk-size line is taken as already de-chunked. */
-export function decodeChunked(body: Uint8Array): Uint8Array {
+function decodeChunked(body: Uint8Array): Uint8Array {
   const text = (at: number) => Buffer.from(body.buffer, body.byteOffset + at, Math.min(80, body.length - at)).toString('latin1');
   if (!CHUNK_SIZE_LINE.test(text(0))) return body;
   const parts: Uint8Array[] = [];

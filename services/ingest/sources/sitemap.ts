@@ -6,7 +6,7 @@ import zlib from 'node:zlib';
 export type Sitemap = { kind: 'urlset'; urls: string[] } | { kind: 'index'; sitemaps: string[] };
 
 /** The protocol's own limits: 50,000 URLs and 50 MB uncompressed per file. */
-export const MAX_SITEMAP_URLS = 50_000;
+const MAX_SITEMAP_URLS = 50_000;
 export const MAX_SITEMAP_BYTES = 50 * 1024 * 1024;
 
 export class SitemapError extends Error {

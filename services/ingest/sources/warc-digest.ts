@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 const BASE32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
 const ALGORITHMS: Record<string, string> = { sha1: 'sha1', 'sha-1': 'sha1', sha256: 'sha256', 'sha-256': 'sha256', md5: 'md5' };
 
-export function base32(bytes: Uint8Array): string {
+function base32(bytes: Uint8Array): string {
   let out = '';
   let bits = 0;
   let value = 0;

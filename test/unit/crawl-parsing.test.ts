@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { decodeHtml, extractLinks, resolveUrl } from '../../services/ingest/sources/links.ts';
 import { parseSitemap, SitemapError } from '../../services/ingest/sources/sitemap.ts';
 import { isDocumentResponse } from '../../services/ingest/sources/document-filter.ts';
+import { hostMatcher } from '../../services/ingest/sources/allowed-hosts.ts';
 
 describe('extractLinks', () => {
   const page = 'https://example.org/dir/page.html';
@@ -74,5 +75,13 @@ describe('isDocumentResponse', () => {
     expect(isDocumentResponse('application/octet-stream', 'https://e.org/a.docx')).toBe(true);
     expect(isDocumentResponse('application/octet-stream', 'https://e.org/a.zip')).toBe(false);
     expect(isDocumentResponse('image/png', 'https://e.org/a.pdf')).toBe(false);
+  });
+});
+
+describe('hostMatcher', () => {
+  it('matches exact host names, ignoring case and ports, and subdomains for "*." entries', () => {
+    const allowed = hostMatcher(['Example.COM:8080', '*.example.org', 'https://docs.example.net/x']);
+    expect(['example.com', 'a.example.org', 'a.b.example.org', 'docs.example.net'].map(allowed)).toEqual([true, true, true, true]);
+    expect(['www.example.com', 'example.org', 'badexample.org', 'example.net'].map(allowed)).toEqual([false, false, false, false]);
   });
 });

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { CrawlState } from './crawl-state.ts';
-import { CRAWL_DEFAULTS, type CrawlEvent, type CrawlOptions } from './crawler.ts';
+import { CRAWL_DEFAULTS, type CrawlEvent, type CrawlOptions } from './crawl-options.ts';
 import type { WarcWriter } from './warc-writer.ts';
 
 // The flags of `fundus crawl`, parsed into typed options. The CLI's main wires them to the crawler,

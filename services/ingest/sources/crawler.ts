@@ -1,11 +1,13 @@
-import type { CrawlState, CrawlStateEntry } from './crawl-state.ts';
+import { hostMatcher } from './allowed-hosts.ts';
+import { CRAWL_DEFAULTS, type CrawlEvent, type CrawlOptions } from './crawl-options.ts';
+import type { CrawlStateEntry } from './crawl-state.ts';
 import { hasNonDocumentExtension, isDocumentResponse, isHtml, mediaTypeOf } from './document-filter.ts';
 import { HostLanes } from './host-lanes.ts';
 import { sendRequest, type HttpResponse, type RequestSettings } from './http-fetch.ts';
 import { withoutEncodingHeaders } from './http-message.ts';
 import { decodeHtml, extractLinks, resolveUrl } from './links.ts';
 import type { FetchedResource } from './resource.ts';
-import { ALLOW_ALL, DISALLOW_ALL, robotsFromResponse, type RobotsRules } from './robots.ts';
+import { RobotsCache } from './robots-cache.ts';
 import { parseXRobotsTag } from './robots-tags.ts';
 import { MAX_SITEMAP_BYTES, parseSitemap, SitemapError } from './sitemap.ts';
 import { defaultUserAgent, productTokenOf } from './user-agent.ts';
@@ -14,49 +16,10 @@ import { defaultUserAgent, productTokenOf } from './user-agent.ts';
 // host with a pause between requests, robots.txt first, every redirect hop checked again. It only
 // fetches; what to do with a document is the consumer's business. A search never calls this.
 
-export type CrawlEvent =
-  | { kind: 'fetched'; resource: FetchedResource }
-  | { kind: 'not_modified'; url: string }
-  | { kind: 'skipped'; url: string; reason: string };
-
-export interface CrawlOptions {
-  seeds?: string[];
-  sitemaps?: string[];
-  /** Host names; "*.example.org" also allows its subdomains. Default: the hosts of seeds and sitemaps. */
-  allowedHosts?: string[];
-  /** Page requests at most (robots.txt and sitemaps not counted). */
-  maxPages?: number;
-  /** Link hops from a seed or sitemap entry (0: those pages only). */
-  maxDepth?: number;
-  /** Larger responses are aborted while being read. */
-  maxBytes?: number;
-  /** Per request, headers and body together. */
-  timeoutMs?: number;
-  /** The whole crawl; requests still running then are aborted. */
-  timeLimitMs?: number;
-  /** Pause between requests to one host; a larger robots.txt Crawl-delay wins. */
-  delayMs?: number;
-  userAgent?: string;
-  /** Hosts crawled at the same time (never more than one request per host). */
-  concurrency?: number;
-  /** Validators from earlier runs, for conditional requests; written as events are consumed. */
-  state?: CrawlState;
-  /** Stops the crawl from outside. */
-  signal?: AbortSignal;
-}
-
-export const CRAWL_DEFAULTS = {
-  maxPages: 1000,
-  maxDepth: 5,
-  maxBytes: 50 * 1024 * 1024,
-  timeoutMs: 30_000,
-  delayMs: 1000,
-  concurrency: 4,
-} as const;
+export type { CrawlEvent, CrawlOptions } from './crawl-options.ts';
+export { CRAWL_DEFAULTS } from './crawl-options.ts';
 
 const MAX_REDIRECTS = 5;
-/** RFC 9309 section 2.5: at least 500 KiB must be parsed; more is cut off. */
-const MAX_ROBOTS_BYTES = 500 * 1024;
 const MAX_SITEMAP_NESTING = 3;
 const MAX_SITEMAPS = 1000;
 const MAX_RETRY_AFTER_MS = 120_000;
@@ -113,7 +76,7 @@ class CrawlRun {
   readonly #busy = new Set<string>();
   readonly #seen = new Set<string>();
   readonly #sitemapsSeen = new Set<string>();
-  readonly #robots = new Map<string, Promise<RobotsRules>>();
+  readonly #robots: RobotsCache;
   readonly #running = new Set<Promise<void>>();
   readonly #deliveries: Delivery[] = [];
   #bufferedDocuments = 0;
@@ -137,6 +100,7 @@ class CrawlRun {
     this.#token = productTokenOf(userAgent);
     this.#settings = { userAgent, timeoutMs: options.timeoutMs ?? CRAWL_DEFAULTS.timeoutMs, signal: this.#stop.signal };
     this.#lanes = new HostLanes(options.delayMs ?? CRAWL_DEFAULTS.delayMs, this.#stop.signal);
+    this.#robots = new RobotsCache(this.#lanes, this.#settings, this.#token);
     const startHosts = [...(options.seeds ?? []), ...(options.sitemaps ?? [])].flatMap((url) => {
       const resolved = resolveUrl(url);
       return resolved ? [new URL(resolved).hostname] : [];
@@ -299,7 +263,7 @@ class CrawlRun {
     let url = startUrl;
     for (let hop = 0; ; hop++) {
       const target = new URL(url);
-      const robots = await this.#robotsFor(target.origin);
+      const robots = await this.#robots.rulesFor(target.origin);
       if (this.#stop.signal.aborted) return hop === 0 ? { kind: 'not_started' } : { kind: 'skipped', reason: this.#stopReason() };
       if (!robots.isAllowed(target.pathname + target.search)) {
         return { kind: 'skipped', reason: hop === 0 ? 'disallowed by robots.txt' : 'redirect target disallowed by robots.txt' };
@@ -336,41 +300,6 @@ class CrawlRun {
       chain.push(next);
       url = next;
     }
-  }
-
-  /** Fetched once per origin; concurrent callers share the one request. */
-  #robotsFor(origin: string): Promise<RobotsRules> {
-    let rules = this.#robots.get(origin);
-    if (!rules) {
-      rules = this.#fetchRobots(`${origin}/robots.txt`);
-      this.#robots.set(origin, rules);
-    }
-    return rules;
-  }
-
-  async #fetchRobots(start: string): Promise<RobotsRules> {
-    let url = start;
-    // RFC 9309 section 2.3.1.2: follow at least five redirects, even to other hosts.
-    for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
-      const release = await this.#lanes.acquire(new URL(url).hostname);
-      const outcome = await sendRequest(url, this.#settings, {}, release);
-      if (!outcome.ok) return DISALLOW_ALL; // unreachable
-      const { response } = outcome;
-      const next = REDIRECT_STATUSES.has(response.status) && response.headers.location ? resolveUrl(response.headers.location, url) : null;
-      if (next) {
-        await response.discard();
-        url = next;
-        continue;
-      }
-      if (response.status < 200 || response.status >= 300) {
-        await response.discard();
-        return robotsFromResponse(response.status, '', this.#token);
-      }
-      const body = await response.readBody(MAX_ROBOTS_BYTES, { truncate: true });
-      if (!body.ok) return DISALLOW_ALL;
-      return robotsFromResponse(response.status, Buffer.from(body.bytes).toString('utf8'), this.#token);
-    }
-    return ALLOW_ALL; // too many redirects: RFC 9309 treats the file as unavailable
   }
 
   #enqueuePage(raw: string, depth: number, base?: string): void {
@@ -438,24 +367,4 @@ class CrawlRun {
     const reason = this.#stop.signal.reason;
     return reason instanceof Error ? reason.message : 'crawl stopped';
   }
-}
-
-/** Exact host names, and "*.example.org" for any subdomain; ports and schemes are ignored. */
-function hostMatcher(hosts: string[]): (hostname: string) => boolean {
-  const exact = new Set<string>();
-  const suffixes: string[] = [];
-  for (const entry of hosts) {
-    const value = entry.trim().toLowerCase();
-    const wildcard = value.startsWith('*.');
-    const name = value.slice(wildcard ? 2 : 0);
-    let hostname: string;
-    try {
-      hostname = new URL(name.includes('://') ? name : `http://${name}`).hostname;
-    } catch {
-      continue;
-    }
-    if (wildcard) suffixes.push(`.${hostname}`);
-    else exact.add(hostname);
-  }
-  return (hostname) => exact.has(hostname) || suffixes.some((suffix) => hostname.endsWith(suffix));
 }

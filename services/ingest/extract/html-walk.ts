@@ -170,7 +170,11 @@ function collectHeadElement(node: DomNode, tag: string, state: WalkState): void 
     if (s.baseHref === null) s.baseHref = attr(node, 'href');
   } else if (tag === 'script') {
     const type = attr(node, 'type')?.toLowerCase();
-    if (type === 'application/ld+json' && s.jsonLd.length < 20) s.jsonLd.push(textOf(node));
+    if (type === 'application/ld+json' && s.jsonLd.length < 20) {
+      let json = '';
+      for (let c = node.firstChild; c; c = c.nextSibling) json += c.data ?? '';
+      s.jsonLd.push(json);
+    }
   }
 }
 

@@ -47,8 +47,8 @@ function mapPdfError(error: unknown): ExtractionError {
 }
 
 export async function extractPdf(input: { bytes: Uint8Array; headers?: Record<string, string> }): Promise<ExtractedDocument> {
-  // pdf.js takes over (detaches) the buffer it is given; the caller's bytes must stay usable.
-  const data = input.bytes.slice();
+  // pdf.js takes over (detaches) the buffer it is given, and refuses Node Buffers: a plain copy.
+  const data = new Uint8Array(input.bytes);
   let pdf: Awaited<ReturnType<typeof getDocumentProxy>>;
   try {
     pdf = await getDocumentProxy(data, { verbosity: VERBOSITY_ERRORS, stopAtErrors: false, isEvalSupported: false });

@@ -157,10 +157,16 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
       slot.timer = setTimeout(() => {
         if (slot.job === job) fail(slot, new ExtractionError('TIMEOUT', `still running after ${options.timeoutMs} ms`));
       }, options.timeoutMs);
-      // A fresh, exact-size buffer is transferred: the caller's bytes may be a view on a shared pool slab.
-      const bytes = job.input.bytes.slice();
+      // A fresh copy is transferred: the caller's bytes may be a Buffer on Node's shared pool slab
+      // (untransferable), and `Buffer.slice()` would not copy at all.
+      const bytes = new Uint8Array(job.input.bytes);
       const message: WorkerJob = { id: job.id, input: { ...job.input, bytes }, testOnlyHook: job.hook };
-      slot.worker.postMessage(message, [bytes.buffer]);
+      try {
+        slot.worker.postMessage(message, [bytes.buffer]);
+      } catch (error) {
+        settle(slot);
+        job.reject(new ExtractionError('WORKER_FAILED', `could not hand the job to a worker: ${(error as Error).message}`, { cause: error }));
+      }
     }
     if (queue.length === 0 && slots.every((s) => !s.job)) idleWaiters.splice(0).forEach((wake) => wake());
   }

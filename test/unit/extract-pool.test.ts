@@ -1,0 +1,84 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createExtractionPool, type ExtractionPool } from '../../services/ingest/extract/index.ts';
+
+const CORPUS = fileURLToPath(new URL('../../../shared/corpus/', import.meta.url));
+const hasCorpus = existsSync(`${CORPUS}truth.jsonl`);
+
+const page = (title: string) =>
+  new TextEncoder().encode(`<!doctype html><html lang="de"><head><title>${title}</title></head><body><main><h1>${title}</h1><p>Der Text dieser Seite ist kurz, aber vollständig.</p></main></body></html>`);
+
+let pool: ExtractionPool | null = null;
+afterEach(async () => {
+  await pool?.close();
+  pool = null;
+});
+
+describe('extraction pool', () => {
+  it('extracts in worker threads, several jobs at once', async () => {
+    pool = createExtractionPool({ workers: 2, timeoutMs: 20_000, maxMemoryMb: 256, maxBytes: 1024 * 1024 });
+    const docs = await Promise.all(Array.from({ length: 6 }, (_, i) => pool!.extract({ bytes: page(`Seite ${i}`), url: `https://x.example/${i}` })));
+    expect(docs.map((d) => d.title)).toEqual(['Seite 0', 'Seite 1', 'Seite 2', 'Seite 3', 'Seite 4', 'Seite 5']);
+    expect(docs[0].documentType).toBe('html');
+  });
+
+  it('kills a hanging job with TIMEOUT and keeps working', async () => {
+    pool = createExtractionPool({ workers: 1, timeoutMs: 1500, maxMemoryMb: 256, maxBytes: 1024 * 1024 });
+    const hanging = pool.extract({ bytes: page('hängt'), url: 'https://x.example/h' }, { testOnlyHook: 'hang' });
+    const queued = pool.extract({ bytes: page('Danach'), url: 'https://x.example/n' });
+    await expect(hanging).rejects.toMatchObject({ code: 'TIMEOUT' });
+    expect((await queued).title).toBe('Danach');
+    expect((await pool.extract({ bytes: page('Noch eine'), url: 'https://x.example/m' })).title).toBe('Noch eine');
+  });
+
+  it('reports heap exhaustion as OUT_OF_MEMORY and respawns the worker', async () => {
+    pool = createExtractionPool({ workers: 1, timeoutMs: 30_000, maxMemoryMb: 64, maxBytes: 1024 * 1024 });
+    await expect(pool.extract({ bytes: page('bläht'), url: 'https://x.example/b' }, { testOnlyHook: 'exhaust-memory' })).rejects.toMatchObject({ code: 'OUT_OF_MEMORY' });
+    expect((await pool.extract({ bytes: page('Wieder da'), url: 'https://x.example/w' })).title).toBe('Wieder da');
+  });
+
+  it('reports a worker that exits as WORKER_FAILED and respawns it', async () => {
+    pool = createExtractionPool({ workers: 1, timeoutMs: 20_000, maxMemoryMb: 256, maxBytes: 1024 * 1024 });
+    await expect(pool.extract({ bytes: page('weg'), url: 'https://x.example/e' }, { testOnlyHook: 'exit' })).rejects.toMatchObject({ code: 'WORKER_FAILED' });
+    expect((await pool.extract({ bytes: page('Zurück'), url: 'https://x.example/z' })).title).toBe('Zurück');
+  });
+
+  it('refuses files over maxBytes before they reach a worker, and empty files', async () => {
+    pool = createExtractionPool({ workers: 1, timeoutMs: 20_000, maxMemoryMb: 256, maxBytes: 1000 });
+    await expect(pool.extract({ bytes: new Uint8Array(1001), url: 'https://x.example/big' })).rejects.toMatchObject({ code: 'TOO_LARGE' });
+    await expect(pool.extract({ bytes: new Uint8Array(0), url: 'https://x.example/empty' })).rejects.toMatchObject({ code: 'EMPTY_FILE' });
+  });
+
+  it('passes extraction errors through with their codes and leaves the caller bytes intact', async () => {
+    pool = createExtractionPool({ workers: 1, timeoutMs: 20_000, maxMemoryMb: 256, maxBytes: 1024 * 1024 });
+    const junk = new Uint8Array(4096).map((_, i) => (i * 7919) % 256);
+    await expect(pool.extract({ bytes: junk, url: 'https://x.example/j.html', fileName: 'j.html' })).rejects.toMatchObject({ code: 'UNSUPPORTED_TYPE' });
+    expect(junk.length).toBe(4096);
+  });
+
+  it.skipIf(!hasCorpus)('survives every broken corpus file', async () => {
+    pool = createExtractionPool({ workers: 2, timeoutMs: 20_000, maxMemoryMb: 256, maxBytes: 50 * 1024 * 1024 });
+    const files = ['corrupt.docx', 'empty.pdf', 'encrypted-ownerpw-only.pdf', 'encrypted-userpw.pdf', 'junk.html', 'truncated.pdf', 'zipbomb.docx'];
+    const results = await Promise.allSettled(files.map((f) => pool!.extract({ bytes: readFileSync(`${CORPUS}broken/${f}`), url: `https://x.example/${f}`, fileName: f })));
+    expect(results.map((r) => (r.status === 'rejected' ? (r.reason as { code: string }).code : 'OK'))).toEqual([
+      'CORRUPT_FILE', 'EMPTY_FILE', 'ENCRYPTED', 'ENCRYPTED', 'UNSUPPORTED_TYPE', 'CORRUPT_FILE', 'DECOMPRESSION_LIMIT',
+    ]);
+    const pdf = await pool.extract({ bytes: readFileSync(`${CORPUS}pdf/gesetze/stabg.pdf`), url: 'https://x.example/stabg.pdf' });
+    expect(pdf.title).toBe('Gesetz zur Förderung der Stabilität und des Wachstums der Wirtschaft');
+  });
+
+  it('rejects queued jobs on close and new jobs afterwards', async () => {
+    const p = createExtractionPool({ workers: 1, timeoutMs: 20_000, maxMemoryMb: 256, maxBytes: 1024 * 1024 });
+    const first = p.extract({ bytes: page('Erste'), url: 'https://x.example/1' });
+    const second = p.extract({ bytes: page('Zweite'), url: 'https://x.example/2' }).then(
+      () => 'extracted',
+      (error: { code: string }) => error.code,
+    );
+    const closed = p.close();
+    expect((await first).title).toBe('Erste');
+    expect(await second).toBe('POOL_CLOSED');
+    await closed;
+    await expect(p.extract({ bytes: page('Dritte'), url: 'https://x.example/3' })).rejects.toMatchObject({ code: 'POOL_CLOSED' });
+  });
+});

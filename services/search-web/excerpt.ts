@@ -97,14 +97,23 @@ function trimEnd(text: string): string {
   return text.replace(/[\s,;:\-–—(\[{„“"'‚‘/]+$/u, '');
 }
 
+export interface ExcerptRange {
+  /** The whitespace-normalised text the range refers to. */
+  text: string;
+  start: number;
+  end: number;
+  leadingEllipsis: boolean;
+  trailingEllipsis: boolean;
+}
+
 /**
- * The excerpt of a post's plain text (HTML already stripped), optionally showing the word at `focus`
- * (a UTF-16 index, e.g. the first matched query word). Cuts at word boundaries and never inside a
- * grapheme; a single word too long for the window is cut between graphemes.
+ * Which part of a post's plain text (HTML already stripped) the excerpt shows, optionally around the
+ * word at `focus` (a UTF-16 index, e.g. the first matched query word). Cuts at word boundaries and
+ * never inside a grapheme; a word longer than half the window is cut between graphemes.
  */
-export function makeExcerpt(rawText: string, options: { focus?: number; maxChars?: number } = {}): string {
+export function excerptRange(rawText: string, options: { focus?: number; maxChars?: number } = {}): ExcerptRange | null {
   const text = rawText.replace(/\s+/gu, ' ').trim();
-  if (!text) return '';
+  if (!text) return null;
   const max = options.maxChars ?? EXCERPT_MAX_CHARS;
   const measure = new Measure(text);
   const whole = measure.size(0, text.length);
@@ -115,17 +124,20 @@ export function makeExcerpt(rawText: string, options: { focus?: number; maxChars
     points: Math.min(max, Math.floor(whole.points / 2) - 1),
     graphemes: Math.min(max, Math.floor(whole.graphemes / 2) - 1),
   };
-  if (limit.units < 1 || limit.points < 1 || limit.graphemes < 1) return '';
+  if (limit.units < 1 || limit.points < 1 || limit.graphemes < 1) return null;
 
   const candidates = cutCandidates(text, measure);
+  const allWords = [...candidates.spaces, ...candidates.words].sort((a, b) => a - b);
   const cut = (start: number, lead: number): number | null => {
     const best = (list: number[]) => list.filter((end) => end > start && fits(measure.size(start, end), limit, lead)).at(-1) ?? null;
+    const covers = (end: number | null, other: number | null) => end !== null && (other === null || (end - start) * 2 >= other - start);
     const atSpace = best(candidates.spaces);
-    const atWord = best([...candidates.spaces, ...candidates.words].sort((a, b) => a - b));
-    // A cut at a space is preferred unless it throws away most of the window.
-    if (atSpace !== null && (atWord === null || measure.size(start, atSpace).units * 2 >= measure.size(start, atWord).units)) return atSpace;
-    if (atWord !== null) return atWord;
-    return measure.boundaries.filter((end) => end > start && fits(measure.size(start, end), limit, lead)).at(-1) ?? null;
+    const atWord = best(allWords);
+    const atGrapheme = best(measure.boundaries);
+    // A better kind of cut wins unless it throws away most of the window (a URL, a run of emoji).
+    if (covers(atSpace, atGrapheme) && covers(atSpace, atWord)) return atSpace;
+    if (covers(atWord, atGrapheme)) return atWord;
+    return atGrapheme;
   };
 
   let start = 0;
@@ -138,7 +150,15 @@ export function makeExcerpt(rawText: string, options: { focus?: number; maxChars
       end = shiftedEnd;
     }
   }
-  if (end === null) return '';
-  const body = trimEnd(text.slice(start, end)) || text.slice(start, end).trimEnd();
-  return `${start > 0 ? ELLIPSIS : ''}${body}${end < text.length ? ELLIPSIS : ''}`;
+  if (end === null) return null;
+  const shown = text.slice(start, end);
+  end = start + (trimEnd(shown) || shown.trimEnd()).length;
+  return { text, start, end, leadingEllipsis: start > 0, trailingEllipsis: end < text.length };
+}
+
+/** The excerpt itself: the range's text with its ellipses; "" when the post is too short to halve. */
+export function makeExcerpt(rawText: string, options: { focus?: number; maxChars?: number } = {}): string {
+  const range = excerptRange(rawText, options);
+  if (!range) return '';
+  return `${range.leadingEllipsis ? ELLIPSIS : ''}${range.text.slice(range.start, range.end)}${range.trailingEllipsis ? ELLIPSIS : ''}`;
 }

@@ -105,8 +105,15 @@ describe('robots.txt', () => {
   it('treats a robots.txt server error (500) as disallow all', async () => {
     const site = await startSite({ '/robots.txt': text('kaputt', 500), '/': html('hallo') });
     const events = await collect({ seeds: [`${site.origin}/`] });
-    expect(events).toEqual([{ kind: 'skipped', url: `${site.origin}/`, reason: 'disallowed by robots.txt' }]);
+    expect(events).toEqual([{ kind: 'skipped', url: `${site.origin}/`, reason: 'disallowed by robots.txt (robots.txt answered http status 500)' }]);
     expect(requested(site)).toEqual(['/robots.txt']);
+  });
+
+  it('treats an unreachable host as disallow all, saying why', async () => {
+    const gone = await startSite({});
+    await gone.close();
+    const events = await collect({ seeds: [`${gone.origin}/`] });
+    expect(events).toEqual([{ kind: 'skipped', url: `${gone.origin}/`, reason: expect.stringMatching(/^disallowed by robots\.txt \(robots\.txt unreachable: network error \(ECONNREFUSED\)\)$/) }]);
   });
 
   it('waits at least the Crawl-delay between requests when it is longer than the configured delay', async () => {

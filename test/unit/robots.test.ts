@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ALLOW_ALL, DISALLOW_ALL, matchesPattern, parseRobotsTxt, robotsFromResponse } from '../../services/ingest/sources/robots.ts';
+import { ALLOW_ALL, matchesPattern, parseRobotsTxt, robotsFromResponse } from '../../services/ingest/sources/robots.ts';
 import { parseMetaRobots, parseXRobotsTag } from '../../services/ingest/sources/robots-tags.ts';
 
 describe('parseRobotsTxt (RFC 9309)', () => {
@@ -60,10 +60,15 @@ describe('parseRobotsTxt (RFC 9309)', () => {
   it('maps the response status: 2xx parsed, 4xx allow all, 429 and 5xx disallow all', () => {
     expect(robotsFromResponse(404, '', 'x')).toBe(ALLOW_ALL);
     expect(robotsFromResponse(403, '', 'x')).toBe(ALLOW_ALL);
-    expect(robotsFromResponse(429, '', 'x')).toBe(DISALLOW_ALL);
-    expect(robotsFromResponse(503, '', 'x')).toBe(DISALLOW_ALL);
-    expect(robotsFromResponse(200, 'User-agent: *\nDisallow: /\n', 'x').isAllowed('/a')).toBe(false);
-    expect(DISALLOW_ALL.isAllowed('/robots.txt')).toBe(true);
+    for (const status of [429, 500, 503]) {
+      const rules = robotsFromResponse(status, '', 'x');
+      expect(rules.isAllowed('/a')).toBe(false);
+      expect(rules.isAllowed('/robots.txt')).toBe(true);
+      expect(rules.unavailable).toBe(`robots.txt answered http status ${status}`);
+    }
+    const parsed = robotsFromResponse(200, 'User-agent: *\nDisallow: /\n', 'x');
+    expect(parsed.isAllowed('/a')).toBe(false);
+    expect(parsed.unavailable).toBeUndefined();
   });
 
   it('matches patterns in linear time', () => {

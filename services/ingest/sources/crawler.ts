@@ -266,7 +266,8 @@ class CrawlRun {
       const robots = await this.#robots.rulesFor(target.origin);
       if (this.#stop.signal.aborted) return hop === 0 ? { kind: 'not_started' } : { kind: 'skipped', reason: this.#stopReason() };
       if (!robots.isAllowed(target.pathname + target.search)) {
-        return { kind: 'skipped', reason: hop === 0 ? 'disallowed by robots.txt' : 'redirect target disallowed by robots.txt' };
+        const reason = `${hop === 0 ? '' : 'redirect target '}disallowed by robots.txt`;
+        return { kind: 'skipped', reason: robots.unavailable ? `${reason} (${robots.unavailable})` : reason };
       }
       if (robots.crawlDelayMs !== null) this.#lanes.raiseDelay(target.hostname, robots.crawlDelayMs);
       if (slot?.starting) {

@@ -1,7 +1,7 @@
 import type { HostLanes } from './host-lanes.ts';
 import { sendRequest, type RequestSettings } from './http-fetch.ts';
 import { resolveUrl } from './links.ts';
-import { ALLOW_ALL, DISALLOW_ALL, robotsFromResponse, type RobotsRules } from './robots.ts';
+import { ALLOW_ALL, disallowAll, robotsFromResponse, type RobotsRules } from './robots.ts';
 
 // robots.txt as the crawler fetches it (RFC 9309 section 2.3): once per origin, through the host's
 // lane like any other request, redirects followed, the status deciding when there is no file.
@@ -39,7 +39,7 @@ export class RobotsCache {
     for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
       const release = await this.#lanes.acquire(new URL(url).hostname);
       const outcome = await sendRequest(url, this.#settings, {}, release);
-      if (!outcome.ok) return DISALLOW_ALL; // unreachable
+      if (!outcome.ok) return disallowAll(`robots.txt unreachable: ${outcome.reason}`);
       const { response } = outcome;
       const next = REDIRECT_STATUSES.has(response.status) && response.headers.location ? resolveUrl(response.headers.location, url) : null;
       if (next) {
@@ -52,7 +52,7 @@ export class RobotsCache {
         return robotsFromResponse(response.status, '', this.#token);
       }
       const body = await response.readBody(MAX_ROBOTS_BYTES, { truncate: true });
-      if (!body.ok) return DISALLOW_ALL;
+      if (!body.ok) return disallowAll(`robots.txt unreadable: ${body.reason}`);
       return robotsFromResponse(response.status, Buffer.from(body.bytes).toString('utf8'), this.#token);
     }
     return ALLOW_ALL; // too many redirects: RFC 9309 treats the file as unavailable

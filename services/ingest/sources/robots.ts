@@ -8,6 +8,8 @@ export interface RobotsRules {
   crawlDelayMs: number | null;
   /** Sitemap URLs named anywhere in the file. */
   sitemaps: string[];
+  /** Set when everything is disallowed because robots.txt could not be had (not by its rules). */
+  unavailable?: string;
 }
 
 interface Rule {
@@ -17,15 +19,17 @@ interface Rule {
 
 /** RFC 9309 section 2.3.1.3: 4xx means there are no rules. */
 export const ALLOW_ALL: RobotsRules = { isAllowed: () => true, crawlDelayMs: null, sitemaps: [] };
-/** RFC 9309 section 2.3.1.4: 5xx or unreachable means complete disallow. */
-export const DISALLOW_ALL: RobotsRules = { isAllowed: (path) => path === '/robots.txt', crawlDelayMs: null, sitemaps: [] };
+/** RFC 9309 section 2.3.1.4: 5xx or unreachable means complete disallow; the reason says which. */
+export function disallowAll(unavailable: string): RobotsRules {
+  return { isAllowed: (path) => path === '/robots.txt', crawlDelayMs: null, sitemaps: [], unavailable };
+}
 
 /** The rules that a fetch of /robots.txt with this status and body stands for (after redirects). */
 export function robotsFromResponse(status: number, body: string, productToken: string): RobotsRules {
   if (status >= 200 && status < 300) return parseRobotsTxt(body, productToken);
   // 429 says "slow down", not "no robots.txt": treat it like a server error (as Google does).
   if (status >= 400 && status < 500 && status !== 429) return ALLOW_ALL;
-  return DISALLOW_ALL;
+  return disallowAll(`robots.txt answered http status ${status}`);
 }
 
 export function parseRobotsTxt(text: string, productToken: string): RobotsRules {

@@ -6,6 +6,11 @@
 // aliases, batching, retries, failover) can be tested without a server. Ranking inside a text
 // query is a simple term-frequency score, not Typesense's.
 
+import type { ConfigurationOptions } from 'typesense';
+
+/** The axios adapter type the typesense client accepts. */
+export type StandInAdapter = NonNullable<ConfigurationOptions['axiosAdapter']>;
+
 interface AdapterConfig {
   url?: string;
   method?: string;
@@ -65,7 +70,9 @@ export class TypesenseStandIn {
     this.failures.push({ count, status, match });
   }
 
-  readonly adapter = async (config: AdapterConfig): Promise<AdapterResponse> => {
+  readonly adapter: StandInAdapter = ((config: AdapterConfig) => this.handle(config)) as unknown as StandInAdapter;
+
+  private async handle(config: AdapterConfig): Promise<AdapterResponse> {
     const url = new URL(config.url ?? '');
     const method = (config.method ?? 'get').toUpperCase();
     const node = url.host;
@@ -84,7 +91,7 @@ export class TypesenseStandIn {
       if (error instanceof HttpFailure) return this.reply(config, error.status, { message: error.message });
       throw error;
     }
-  };
+  }
 
   private reply(config: AdapterConfig, status: number, body: unknown): AdapterResponse {
     return { data: JSON.stringify(body), status, statusText: String(status), headers: { 'content-type': 'application/json; charset=utf-8' }, config, request: {} };

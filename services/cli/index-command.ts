@@ -1,0 +1,117 @@
+import { parseArgs } from 'node:util';
+import { createTypesenseClient } from '../index/typesense/client.ts';
+import { aliasTarget } from '../index/typesense/collections.ts';
+import { copySqliteToTypesense } from '../index/typesense/copy.ts';
+import { COLLECTIONS, type CollectionKind } from '../index/typesense/schema.ts';
+import { loadConfig } from './config.ts';
+
+// `fundus index ...`: moving the embedded index into a Typesense cluster and looking at it.
+// The Typesense nodes and key come from TYPESENSE_NODES / TYPESENSE_API_KEY (as for `serve`).
+
+export const INDEX_USAGE = `fundus index copy --from sqlite --to typesense --data DIR [options]
+fundus index status [--collection web|fediverse]
+
+copy     reads every record of DIR/index.sqlite (read-only, a consistent snapshot) and imports it
+         in batches into a fresh collection (fundus_web_v1_<UTC stamp>); when all records are in,
+         the alias (fundus_web) is switched to it in one step, so searches never see a partial
+         index. The previous collection is kept for a rollback unless --drop-previous is given.
+  --collection web|fediverse   which index (default web)
+  --sqlite-file FILE           copy from this file instead of DIR/index.sqlite
+  --batch-size N               records per JSONL import request (default 200)
+  --drop-previous              delete the collection the alias pointed at before
+status   prints where the alias points and how many records the collection holds.
+
+Needs TYPESENSE_NODES (comma-separated https://host:port) and TYPESENSE_API_KEY (an admin key).`;
+
+class UsageError extends Error {}
+
+function typesenseSettings(data: string | undefined, env: NodeJS.ProcessEnv) {
+  const config = loadConfig({ data, index: 'typesense' }, env);
+  if (config.index.kind !== 'typesense') throw new Error('unreachable: index kind');
+  return { nodes: config.index.nodes, apiKey: config.index.apiKey };
+}
+
+function sqliteIndexFile(data: string | undefined, env: NodeJS.ProcessEnv): string {
+  const config = loadConfig({ data, index: 'sqlite' }, env);
+  if (config.index.kind !== 'sqlite') throw new Error('unreachable: index kind');
+  return config.index.file;
+}
+
+function collectionKind(value: string | undefined): CollectionKind {
+  const kind = value ?? 'web';
+  if (!(kind in COLLECTIONS)) throw new UsageError(`--collection must be one of ${Object.keys(COLLECTIONS).join(', ')}`);
+  return kind as CollectionKind;
+}
+
+async function copy(argv: string[], env: NodeJS.ProcessEnv, out: NodeJS.WritableStream): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      from: { type: 'string' },
+      to: { type: 'string' },
+      data: { type: 'string' },
+      collection: { type: 'string' },
+      'sqlite-file': { type: 'string' },
+      'batch-size': { type: 'string' },
+      'drop-previous': { type: 'boolean', default: false },
+    },
+  });
+  if (values.from !== 'sqlite' || values.to !== 'typesense') throw new UsageError('only --from sqlite --to typesense is supported');
+  const batchSize = values['batch-size'] === undefined ? 200 : Number(values['batch-size']);
+  if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 10_000) throw new UsageError('--batch-size must be a whole number from 1 to 10000');
+  const kind = collectionKind(values.collection);
+  const file = values['sqlite-file'] ?? sqliteIndexFile(values.data, env);
+  const client = createTypesenseClient(typesenseSettings(values.data, env));
+  const started = Date.now();
+  const summary = await copySqliteToTypesense({
+    client,
+    sqliteFile: file,
+    alias: COLLECTIONS[kind],
+    batchSize,
+    dropPrevious: values['drop-previous'],
+    onProgress: ({ documents, aliases }) => out.write(`copied ${documents} documents, ${aliases} aliases\n`),
+  });
+  const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  out.write(`copied ${summary.documents} documents and ${summary.aliases} aliases from ${file} into ${summary.collection} in ${seconds} s\n`);
+  out.write(`alias ${COLLECTIONS[kind]} -> ${summary.collection}${summary.previous ? ` (was ${summary.previous}${summary.dropped ? ', dropped' : ', kept for a rollback'})` : ''}\n`);
+  return 0;
+}
+
+async function status(argv: string[], env: NodeJS.ProcessEnv, out: NodeJS.WritableStream): Promise<number> {
+  const { values } = parseArgs({ args: argv, options: { collection: { type: 'string' }, data: { type: 'string' } } });
+  const alias = COLLECTIONS[collectionKind(values.collection)];
+  const client = createTypesenseClient(typesenseSettings(values.data, env));
+  const health = await client.health.retrieve().catch((error: Error) => ({ ok: false, error: error.message }));
+  out.write(`health: ${health.ok ? 'ok' : `not ok${'error' in health ? ` (${health.error})` : ''}`}\n`);
+  const target = await aliasTarget(client, alias);
+  if (!target) {
+    out.write(`alias ${alias}: not created yet\n`);
+    return 1;
+  }
+  const collection = await client.collections(target).retrieve();
+  out.write(`alias ${alias} -> ${target}: ${collection.num_documents} records (documents, aliases and one meta record)\n`);
+  return 0;
+}
+
+export async function runIndexCommand(
+  argv: string[],
+  env: NodeJS.ProcessEnv = process.env,
+  io: { out: NodeJS.WritableStream; err: NodeJS.WritableStream } = { out: process.stdout, err: process.stderr },
+): Promise<number> {
+  const [subcommand, ...rest] = argv;
+  if (!subcommand || subcommand === '--help' || subcommand === 'help') {
+    io.out.write(`${INDEX_USAGE}\n`);
+    return subcommand ? 0 : 2;
+  }
+  try {
+    if (subcommand === 'copy') return await copy(rest, env, io.out);
+    if (subcommand === 'status') return await status(rest, env, io.out);
+    throw new UsageError(`unknown subcommand "${subcommand}"`);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.err.write(`fundus index: ${error.message}\n\n${INDEX_USAGE}\n`);
+      return 2;
+    }
+    throw error;
+  }
+}

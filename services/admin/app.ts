@@ -45,12 +45,17 @@ function html(reply: FastifyReply, status: number, body: string): FastifyReply {
   return reply.code(status).type('text/html; charset=utf-8').send(body);
 }
 
-/** Cross-site form posts are refused even before the CSRF token is checked (defence in depth). */
+/**
+ * Cross-site form posts are refused even before the CSRF token is checked (defence in depth).
+ * Browsers say where a request comes from in Sec-Fetch-Site; without it, Origin is compared with
+ * Host. Origin "null" is what Chromium sends for our own forms under Referrer-Policy no-referrer,
+ * so it proves nothing either way and the CSRF token decides.
+ */
 function isCrossSite(request: FastifyRequest): boolean {
   const site = request.headers['sec-fetch-site'];
-  if (site === 'cross-site' || site === 'same-site') return true;
+  if (site) return site !== 'same-origin' && site !== 'none';
   const origin = request.headers.origin;
-  if (!origin || origin === 'null') return origin === 'null';
+  if (!origin || origin === 'null') return false;
   try {
     return new URL(origin).host !== request.headers.host;
   } catch {
@@ -131,6 +136,7 @@ export async function buildAdminApp(deps: AdminDeps): Promise<FastifyInstance> {
     return reply.code(303).header('location', '/').send();
   }
 
+  app.get('/favicon.ico', async (_request, reply) => reply.code(204).send());
   app.get('/admin.css', async (_request, reply) => reply.type('text/css; charset=utf-8').header('cache-control', 'private, max-age=300').send(ADMIN_CSS));
 
   app.get('/', async (request, reply) => {

@@ -267,7 +267,7 @@ describe('failures and limits', () => {
       '/slow': (_req, res) => {
         res.writeHead(200, { 'content-type': 'text/html' });
         res.write('<html>');
-        pending.push(setTimeout(() => res.end('</html>'), 3000));
+        pending.push(setTimeout(() => res.end('</html>'), 10_000));
       },
       '/huge': (_req, res) => {
         res.writeHead(200, { 'content-type': 'text/html' });
@@ -285,7 +285,7 @@ describe('failures and limits', () => {
       '/huge-declared': text(Buffer.alloc(300 * 1024, 'b'), 200, { 'content-type': 'text/html' }),
     });
     try {
-      const events = await collect({ seeds: [`${site.origin}/`], timeoutMs: 400, maxBytes: 256 * 1024 });
+      const events = await collect({ seeds: [`${site.origin}/`], timeoutMs: 1500, maxBytes: 256 * 1024 });
       expect(fetchedPaths(events)).toEqual(['/']);
       expect(skipped(events)).toEqual({
         '/missing': 'http status 404',
@@ -339,7 +339,7 @@ describe('failures and limits', () => {
   it('can be stopped by the consumer', async () => {
     const site = await startSite({ '/': html(Array.from({ length: 10 }, (_, i) => `<a href="/p${i}">${i}</a>`).join('')) });
     let seen = 0;
-    for await (const event of crawl({ seeds: [`${site.origin}/`], delayMs: 100, userAgent: 'FundusBot/test' })) {
+    for await (const event of crawl({ seeds: [`${site.origin}/`], delayMs: 1000, userAgent: 'FundusBot/test' })) {
       if (event.kind === 'fetched') seen++;
       break;
     }

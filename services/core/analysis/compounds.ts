@@ -54,7 +54,10 @@ const MIN_FALLBACK_HEAD = 5;
 const MIN_FALLBACK_PREFIX = 4;
 
 /** Words that are lexicalised as a whole; their parts would mislead ("Tag" in "Bundestag"). */
-const KEEP_WHOLE = new Set(['buchstabe', 'bundestag', 'landtag', 'reichstag', 'kreistag', 'parteitag', 'kirchentag', 'städtetag']);
+const KEEP_WHOLE = new Set([
+  'buchstabe', 'bundestag', 'landtag', 'reichstag', 'kreistag', 'parteitag', 'kirchentag', 'städtetag', 'stadtetag',
+  'haushalt', 'werkzeug', 'fruhstuck', 'frühstück', 'augenblick', 'handschuh', 'hochzeit', 'wirtschaft', 'gesellschaft',
+]);
 
 /**
  * Heads that are mostly a participle ending in disguise: "Reisende" is not

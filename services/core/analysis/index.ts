@@ -11,7 +11,7 @@
 // the index as syntax: punctuation is dropped, and words are lowercased
 // (FTS5 keywords are uppercase only). A query of punctuation alone yields [].
 import { baseForm } from './base-form.ts';
-import { compoundParts } from './compounds.ts';
+import { compoundParts, splitCompound } from './compounds.ts';
 import { foldExact, foldForStemming, restoreUmlauts } from './fold.ts';
 import { cleanWord, isComplexGroup, joinedForms, scanGroups, splitGroup, tokenize } from './tokenize.ts';
 import type { Segment } from './tokenize.ts';
@@ -51,6 +51,15 @@ function computeWord(word: string): CachedWord {
     // so that its inflection is stemmed the way a query is (Studentinnen).
     bases.add(baseForm(part.lemma));
     if (part.head) bases.add(baseForm(part.surface));
+  }
+  // Runs of adjacent parts are words too: Schul|weg|plan holds "Schulweg" and "Wegplan",
+  // Abfall|gebühren|satzung holds "Gebührensatzung".
+  const parts = splitCompound(lower) ?? [];
+  for (let from = 0; from < parts.length; from++) {
+    for (let to = from + 2; to <= parts.length; to++) {
+      if (from === 0 && to === parts.length) continue;
+      bases.add(baseForm(parts.slice(from, to).map((part) => part.surface).join('')));
+    }
   }
   const list = [...bases];
   return { exact, bases: list, basesText: list.join(' ') };

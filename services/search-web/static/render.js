@@ -70,7 +70,8 @@ export function snippetNode(snippet, highlights, className = 'snippet') {
 function joinMeta(parts) {
   const meta = el('p', { className: 'meta' });
   parts.filter(Boolean).forEach((part, i) => {
-    if (i > 0) meta.append(el('span', { 'aria-hidden': 'true', className: 'sep' }, ' · '));
+    // A dot for the eye, a comma for the ear.
+    if (i > 0) meta.append(el('span', { className: 'sep' }, el('span', { 'aria-hidden': 'true' }, ' · '), el('span', { className: 'visually-hidden' }, ', ')));
     meta.append(part);
   });
   return meta;

@@ -73,7 +73,7 @@ async function redisDump(url: string): Promise<string> {
       else if (type === 'hash') value = await client.hgetall(key);
       else if (type === 'set') value = await client.smembers(key);
       else if (type === 'list') value = await client.lrange(key, 0, -1);
-      else if (type === 'zset') value = await client.zrange(key, 0, -1, 'WITHSCORES');
+      else if (type === 'zset') value = await client.zrange(key, '0', '-1', 'WITHSCORES');
       else value = `(${type})`;
       parts.push(`${key} ${JSON.stringify(value)}`);
     }

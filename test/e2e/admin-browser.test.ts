@@ -116,7 +116,7 @@ describe('admin panel in Chromium', () => {
     const axeSource = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
     await page.evaluate(axeSource);
     const violations = await page.evaluate(async () => {
-      const result = await (globalThis as any).axe.run(document, { resultTypes: ['violations'] });
+      const result = await (globalThis as any).axe.run((globalThis as any).document, { resultTypes: ['violations'] });
       return result.violations.map((v: any) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length }));
     });
     expect(violations.filter((v: { impact: string }) => v.impact === 'serious' || v.impact === 'critical')).toEqual([]);

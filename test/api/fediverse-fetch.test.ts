@@ -172,7 +172,7 @@ describe('fediverse fetch', () => {
   });
 
   it('speaks https by default and follows only same-origin Link headers', async () => {
-    const fetchStub = vi.fn(async () => new Response('[]', { status: 200, headers: { 'content-type': 'application/json' } }));
+    const fetchStub = vi.fn(async (_url: string) => new Response('[]', { status: 200, headers: { 'content-type': 'application/json' } }));
     await fetchTimeline(index, { instance: INSTANCE, fetch: fetchStub as unknown as typeof fetch, sleep: recorder().sleep });
     expect(fetchStub.mock.calls[0][0]).toBe('https://social.example/api/v1/timelines/public?local=true&limit=40');
     expect(nextLink('<https://social.example/api/v1/timelines/public?max_id=5>; rel="next"', 'https://social.example')).toBe('https://social.example/api/v1/timelines/public?max_id=5');

@@ -4,6 +4,7 @@ import { createExtractionPool } from '../ingest/extract/index.ts';
 import type { IngestInput } from '../ingest/item.ts';
 import { localInputs } from '../ingest/local-files.ts';
 import { readRecords } from '../ingest/records.ts';
+import { isWarcFile, warcInputs } from '../ingest/resource-inputs.ts';
 import { ingest, type IngestSummary } from '../ingest/pipeline.ts';
 import { classifyTopicByKeywords } from '../ingest/topics/keyword-classifier.ts';
 import { createLlmTopicClassifier } from '../ingest/topics/llm-classifier.ts';
@@ -12,7 +13,8 @@ import { loadConfig } from './config.ts';
 
 export const INGEST_USAGE = `fundus ingest --data DIR [--manifest FILE]... [--records FILE]... [PATH...]
 
-Adds documents to the index in DIR: files and folders (recursively). A folder with a
+Adds documents to the index in DIR: files and folders (recursively), and WARC files
+(*.warc, *.warc.gz: each response record keeps its URL and fetch time). A folder with a
 manifest.jsonl at its top, or a --manifest FILE (JSONL: path, url, fetched_at, headers),
 keeps each file's original URL, fetch time and HTTP headers. Re-ingesting changes nothing;
 changed documents are updated. Bad files are reported and skipped.
@@ -37,17 +39,28 @@ export interface IngestRun {
 
 async function* allInputs(run: IngestRun): AsyncGenerator<IngestInput> {
   for (const file of run.records ?? []) yield* readRecords(file);
-  if (run.paths.length || run.manifests.length) yield* localInputs(run.paths, run.manifests);
+  for (const file of run.paths.filter(isWarcFile)) yield* warcInputs(file);
+  const paths = run.paths.filter((path) => !isWarcFile(path));
+  if (paths.length || run.manifests.length) yield* localInputs(paths, run.manifests);
 }
 
 export async function runIngest(run: IngestRun, out: NodeJS.WriteStream = process.stderr): Promise<IngestSummary> {
+  return ingestInputs(run, allInputs(run), out);
+}
+
+/** Runs the pipeline over any inputs into the SQLite index of `run.dataDir` (also used by `fundus crawl`). */
+export async function ingestInputs(
+  run: Pick<IngestRun, 'dataDir' | 'maxBytes' | 'workers' | 'timeoutMs' | 'quiet'>,
+  inputs: AsyncIterable<IngestInput>,
+  out: NodeJS.WriteStream = process.stderr,
+): Promise<IngestSummary> {
   const config = loadConfig({ data: run.dataDir });
   if (config.index.kind !== 'sqlite') throw new Error('ingest into Typesense: use FUNDUS_INDEX=sqlite and `fundus index copy` (see README)');
   const index = new SqliteIndex({ file: config.index.file });
   const pool = createExtractionPool({ workers: run.workers, timeoutMs: run.timeoutMs, maxMemoryMb: 512, maxBytes: run.maxBytes });
   const progress = createProgress(out, run.quiet);
   try {
-    const summary = await ingest(allInputs(run), {
+    const summary = await ingest(inputs, {
       index,
       extract: (input) => pool.extract(input),
       classifyTopic: config.topicLlm ? createLlmTopicClassifier({ ...config.topicLlm, fallback: classifyTopicByKeywords }) : classifyTopicByKeywords,

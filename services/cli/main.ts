@@ -1,4 +1,5 @@
 import { ConfigError } from './config.ts';
+import { crawlCommand } from './crawl-command.ts';
 import { demoCommand } from './demo-command.ts';
 import { ingestCommand } from './ingest-command.ts';
 import { serveCommand } from './serve-command.ts';
@@ -7,6 +8,7 @@ import { runKeysCommand } from './keys-command.ts';
 const USAGE = `fundus — read-only search and document index for stored web documents
 
   fundus ingest --data DIR [--manifest FILE] PATH...   add documents (HTML, PDF, DOCX, DOC, ODT)
+  fundus crawl --data DIR --seed URL|--sitemap URL      fetch pages politely and ingest them
   fundus serve --data DIR [--role R] [--port P]         serve the REST API, MCP, search page, admin
   fundus keys create|list|revoke|set-limit --data DIR   manage project read keys
   fundus demo                                           ingest samples/ and serve them
@@ -17,6 +19,7 @@ const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = {
   ingest: ingestCommand,
   serve: serveCommand,
   keys: (argv) => runKeysCommand(argv),
+  crawl: crawlCommand,
   demo: demoCommand,
 };
 

@@ -83,8 +83,10 @@ function countOf(value: unknown): number | null {
 function toSocialHit(hit: IndexHit, terms: QueryTerm[]): SocialHit {
   const doc = hit.document;
   const content = doc.content;
-  const focus = findTermMatches(doc.text, terms)[0]?.start;
-  const snippet = makeExcerpt(doc.text, { focus });
+  // The excerpt works on whitespace-normalised text; the matched word is looked up in the same text.
+  const text = doc.text.replace(/\s+/gu, ' ').trim();
+  const focus = findTermMatches(text, terms)[0]?.start;
+  const snippet = makeExcerpt(text, { focus });
   return {
     document_id: doc.id,
     url: stringOr(content.original_url, doc.url)!,

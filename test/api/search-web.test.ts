@@ -1,15 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMemoryBudgets } from '../../services/access/budgets.ts';
 import { TOPICS } from '../../services/core/topics.ts';
 import { CONTRACT_DOCS, makeDoc } from '../helpers/documents.ts';
 import { getJson, postJson } from '../helpers/gateway.ts';
 import { admitAllGuardForTests } from '../helpers/open-guard.ts';
 import { createResponseValidator } from '../helpers/openapi-validator.ts';
-import { mastodonStatus, realPublicGuard, sampleFediverseFiles, startTestSearchWeb, type TestSearchWeb } from '../helpers/search-web.ts';
+import { mastodonStatus, sampleFediverseFiles, startTestSearchWeb, type TestSearchWeb } from '../helpers/search-web.ts';
 
-// The public search endpoints (spec 4.3) through real HTTP. The budget has its own tests at the end
-// with the real public guard; the others admit every request (admitAllGuardForTests), because they
-// make far more than 60 requests.
+// The public search endpoints (spec 4.3) through real HTTP. These tests make far more than 60
+// requests, so they admit every request (admitAllGuardForTests); the budget itself is tested with the
+// real public guard in search-web-budget.test.ts.
 
 const LONG_POST = `<p>${'Gestern Abend in der Oper: die Zauberflöte, wunderbar gesungen und gespielt, mit einem Publikum, das bis zum Schluss begeistert war. '.repeat(5)}</p>`;
 const SHORT_POST = '<p>Kurzmeldung: Eis essen!</p>';
@@ -302,59 +301,5 @@ describe('the page and privacy', () => {
     const requestLines = web.logs().split('\n').filter((line) => line.includes('"route"'));
     expect(requestLines.length).toBeGreaterThanOrEqual(3);
     for (const line of requestLines) expect(line, 'no client address in request logs').not.toMatch(/127\.0\.0\.1|remoteAddress|"ip"/);
-  });
-});
-
-describe('the public budget (real public guard)', () => {
-  it('admits 60 requests a minute across all public endpoints, then 429 with an integer Retry-After', async () => {
-    const limited = await startTestSearchWeb({ webDocs: CONTRACT_DOCS.map(makeDoc), statuses: OWN_STATUSES.slice(0, 3), guard: realPublicGuard() });
-    try {
-      const calls = [
-        () => postJson(`${limited.url}/api/search`, { q: 'Haus' }),
-        () => postJson(`${limited.url}/api/news`, {}),
-        () => postJson(`${limited.url}/api/fediverse/search`, { q: 'Oper' }),
-        () => postJson(`${limited.url}/api/social`, {}),
-        () => getJson(`${limited.url}/api/options`),
-        () => postJson(`${limited.url}/api/search`, { q: '' }), // admitted malformed calls count too (spec 7 rule 2)
-      ];
-      // Unknown paths (scanners) and the page cost nothing: the first search still finds 59 left.
-      for (const path of ['/wp-login.php', '/.env', '/', '/api/openapi.json']) await fetch(`${limited.url}${path}`);
-      const first = await calls[0]();
-      expect(first.headers.get('ratelimit-remaining')).toBe('59');
-      const statuses: number[] = [first.status];
-      for (let i = 1; i < 60; i++) statuses.push((await calls[i % calls.length]()).status);
-      expect(statuses.filter((s) => s === 429)).toEqual([]);
-      expect(statuses.filter((s) => s === 422)).toHaveLength(10);
-      for (const call of calls) {
-        const refused = await call();
-        expect(refused.status).toBe(429);
-        const retryAfter = refused.headers.get('retry-after')!;
-        expect(retryAfter).toMatch(/^\d+$/);
-        expect(Number(retryAfter)).toBeGreaterThanOrEqual(1);
-        expect(Number(retryAfter)).toBeLessThanOrEqual(60);
-        expect(refused.body).toMatchObject({ code: 'RATE_LIMITED', retry_after: Number(retryAfter) });
-      }
-      // The page, its assets and the OpenAPI description consume nothing and stay reachable.
-      for (const path of ['/', '/static/search.js', '/api/openapi.json', '/healthz']) expect((await fetch(`${limited.url}${path}`)).status, path).toBe(200);
-    } finally {
-      await limited.close();
-    }
-  });
-
-  it('is one budget for all replicas that share the budget store', async () => {
-    const budgets = createMemoryBudgets();
-    const a = await startTestSearchWeb({ guard: realPublicGuard({ budgets }) });
-    const b = await startTestSearchWeb({ guard: realPublicGuard({ budgets }) });
-    try {
-      for (let i = 0; i < 30; i++) {
-        expect((await postJson(`${a.url}/api/social`, {})).status).toBe(200);
-        expect((await postJson(`${b.url}/api/news`, {})).status).toBe(200);
-      }
-      expect((await postJson(`${a.url}/api/social`, {})).status).toBe(429);
-      expect((await postJson(`${b.url}/api/news`, {})).status).toBe(429);
-    } finally {
-      await a.close();
-      await b.close();
-    }
   });
 });

@@ -149,6 +149,21 @@ describe('the search page', () => {
     expect(await page.textContent('#page-info')).toBe('Seite 2');
   });
 
+  it('says clearly when nothing was found, and counts in German number format', async () => {
+    await page.fill('#q', 'Quetzalcoatlus');
+    await page.press('#q', 'Enter');
+    await settle();
+    expect(await page.textContent('#status')).toBe('Keine Treffer für „Quetzalcoatlus“ (Web).');
+    expect(await page.isVisible('#empty')).toBe(true);
+    expect(await page.isVisible('#pager')).toBe(false);
+    await shot('empty');
+    // A string, so the test runner does not rewrite the browser's import().
+    const counts = await page.evaluate(
+      `import('/static/render.js').then(({ formatCount }) => [formatCount(1200, 'gte'), formatCount(1200, 'eq'), formatCount(1, 'eq'), formatCount(1234567, 'gte')])`,
+    );
+    expect(counts).toEqual(['etwa 1.200 Treffer', '1.200 Treffer', '1 Treffer', 'etwa 1.234.567 Treffer']);
+  });
+
   it('shows hostile titles and snippets as text, never as markup', async () => {
     await page.fill('#q', 'Bastelbogen');
     await page.press('#q', 'Enter');

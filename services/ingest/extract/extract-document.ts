@@ -28,7 +28,8 @@ export interface ExtractOptions {
 export const DEFAULT_MAX_BYTES = 50 * 1024 * 1024;
 // The index stores the text; a 300-page PDF is about 1 M characters, so this only stops pathological files.
 export const MAX_TEXT_CHARS = 5_000_000;
-const MAX_TITLE_CHARS = 300;
+// Man page titles that list several commands reach 350 characters.
+const MAX_TITLE_CHARS = 400;
 
 function titleFromUrl(url: string, fileName?: string): string {
   const name = fileName ?? (() => {

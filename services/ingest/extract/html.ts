@@ -1,13 +1,13 @@
-// HTML extraction: charset, one linkedom parse, one walk (html-walk.ts), then title, dates, language,
-// canonical link, robots and news rules.
-import { parseHTML } from 'linkedom';
+// HTML extraction: charset, one parse into a light tree (html-tree.ts), one walk (html-walk.ts), then
+// title, dates, language, canonical link, robots and news rules.
 import { MIME_BY_DOCUMENT_TYPE, type ExtractedDocument } from '../../core/document.ts';
 import { decodeHtml } from './charset.ts';
 import { decideDates } from './date-precedence.ts';
 import { ExtractionError } from './errors.ts';
 import { collectHtmlDates } from './html-dates.ts';
 import { decideHtmlTitle } from './html-title.ts';
-import { type DomNode, walkDocument } from './html-walk.ts';
+import { parseHtmlTree } from './html-tree.ts';
+import { walkDocument } from './html-walk.ts';
 import { isNewsNode, mainNode, parseJsonLd } from './json-ld.ts';
 import { decideLanguage } from './language.ts';
 
@@ -69,9 +69,8 @@ export function saysNoindex(value: string | null | undefined): boolean {
 export function extractHtml(input: HtmlInput): ExtractedDocument {
   const headers = input.headers ?? {};
   const decoded = decodeHtml(input.bytes, headers['content-type']);
-  const { document } = parseHTML(decoded.text);
-  const topLevel = Array.from(document.childNodes as unknown as ArrayLike<DomNode>);
-  const walked = walkDocument(topLevel, document.documentElement as unknown as DomNode | null);
+  const tree = parseHtmlTree(decoded.text);
+  const walked = walkDocument(tree.topLevel, tree.documentElement);
   const { signals } = walked;
   const text = walked.text;
   if (text.trim().length === 0 && !signals.titleTag) throw new ExtractionError('NO_TEXT', 'the page has no visible text');

@@ -30,10 +30,17 @@ export interface LanguageGuess {
   confident: boolean;
 }
 
-const SAMPLE_CHARS = 20_000;
+const SLICE_CHARS = 3_000;
+
+/** Start, middle and end of a long text: pages that quote another language do so in stretches. */
+function sampleOf(text: string): string {
+  if (text.length <= SLICE_CHARS * 3) return text;
+  const middle = Math.floor(text.length / 2 - SLICE_CHARS / 2);
+  return `${text.slice(0, SLICE_CHARS)} ${text.slice(middle, middle + SLICE_CHARS)} ${text.slice(-SLICE_CHARS)}`;
+}
 
 export function detectLanguage(text: string): LanguageGuess {
-  const sample = text.length > SAMPLE_CHARS ? text.slice(0, SAMPLE_CHARS) : text;
+  const sample = sampleOf(text);
   const scores = new Map<string, number>();
   let tokens = 0;
   for (const m of sample.toLowerCase().matchAll(/\p{L}+/gu)) {

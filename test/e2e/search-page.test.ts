@@ -119,6 +119,16 @@ describe('the search page', () => {
     await page.press('#source', 'Tab');
     await settle();
     expect(await texts('#results .source')).toEqual(['stadt-b.example']);
+    // Enter in a filter field fires "change" and "submit"; the page asks only once (budget).
+    const asked: string[] = [];
+    const count = (request: import('playwright-core').Request) => request.url().includes('/api/') && asked.push(request.url());
+    page.on('request', count);
+    await page.fill('#source', 'stadt-a.example');
+    await page.press('#source', 'Enter');
+    await settle();
+    page.off('request', count);
+    expect(asked).toHaveLength(1);
+    expect(await texts('#results .source')).toEqual(['stadt-a.example', 'stadt-a.example']);
     await shot('filtered');
     await page.click('#reset-filters');
     await settle();

@@ -36,6 +36,7 @@ const ui = {
 const DEFAULTS = { tab: 'web', q: '', source: '', instance: '', topic: '', age: '', order: 'relevance', types: [], offset: 0 };
 let state = { ...DEFAULTS };
 let inFlight = null;
+let inFlightKey = '';
 let countdown = null;
 
 function readForm() {
@@ -185,9 +186,13 @@ function render(data) {
 async function search() {
   clearMessages();
   if (state.tab === 'web' && !state.q) return showIntro();
+  // Enter in a filter field fires both "change" and "submit": ask once, every request costs budget.
+  const key = `${endpoint()} ${JSON.stringify(requestBody())}`;
+  if (inFlight && key === inFlightKey) return;
   inFlight?.abort();
   const controller = new AbortController();
   inFlight = controller;
+  inFlightKey = key;
   ui.panel.setAttribute('aria-busy', 'true');
   ui.status.textContent = 'Suche läuft …';
   try {
@@ -211,7 +216,10 @@ async function search() {
     if (error?.name === 'AbortError') return;
     showError('Die Suche ist nicht erreichbar', ['Bitte prüfen Sie die Verbindung und versuchen Sie es erneut.']);
   } finally {
-    if (controller === inFlight) ui.panel.removeAttribute('aria-busy');
+    if (controller === inFlight) {
+      ui.panel.removeAttribute('aria-busy');
+      inFlight = null;
+    }
   }
 }
 

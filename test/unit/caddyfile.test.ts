@@ -19,6 +19,14 @@ const LOCAL_ENV = {
 
 type Json = Record<string, any>;
 
+/** The server that proxies (the HTTPS site); Caddyfile.local adds a plain-HTTP redirect server. */
+function mainServer(config: Json): Json {
+  const servers = Object.values(config.apps.http.servers) as Json[];
+  const found = servers.find((server) => JSON.stringify(server.routes).includes('"reverse_proxy"'));
+  if (!found) throw new Error('no server with a reverse_proxy');
+  return found;
+}
+
 /** Every reverse_proxy handler with the path matcher of the route it sits in. */
 function proxies(config: Json): { paths: string[] | null; dials: string[]; handler: Json }[] {
   const found: { paths: string[] | null; dials: string[]; handler: Json }[] = [];
@@ -31,7 +39,7 @@ function proxies(config: Json): { paths: string[] | null; dials: string[]; handl
       }
     }
   };
-  walk(config.apps.http.servers.srv0.routes, null);
+  walk(mainServer(config).routes, null);
   return found;
 }
 
@@ -46,7 +54,7 @@ function staticResponses(config: Json): { paths: string[]; status: number }[] {
       }
     }
   };
-  walk(config.apps.http.servers.srv0.routes, []);
+  walk(mainServer(config).routes, []);
   return found;
 }
 
@@ -120,17 +128,20 @@ describe('proxy Caddyfiles (validated by the installed caddy)', () => {
       it('limits request bodies, compresses, and sets safe headers', () => {
         const text = JSON.stringify(config);
         expect(text).toContain('"handler":"request_body","max_size":64000');
+        const expressions = collect(config, (node) => typeof node.expression === 'string').map((node) => node.expression as string);
+        expect(expressions).toContain('{http.request.header.Content-Length}.size() > 0 && int({http.request.header.Content-Length}) > 65536');
+        expect(text).toMatch(/"status_code":413/);
         expect(text).toMatch(/"handler":"encode"[^}]*|"encodings":\{"gzip":\{\},"zstd":\{\}\}/);
         const headers = headerHandler(config).flatMap((h) => Object.keys(h.response?.set ?? {}));
         expect(headers).toEqual(expect.arrayContaining(['X-Content-Type-Options', 'Referrer-Policy', 'X-Frame-Options']));
       });
 
       it('sets server timeouts', () => {
-        expect(config.apps.http.servers.srv0).toMatchObject({ read_timeout: 10e9, read_header_timeout: 5e9, write_timeout: 60e9, idle_timeout: 120e9 });
+        expect(mainServer(config)).toMatchObject({ read_timeout: 10e9, read_header_timeout: 5e9, write_timeout: 60e9, idle_timeout: 120e9 });
       });
 
       it('writes no access log, and drops client address, URI and headers from its error log', () => {
-        expect(config.apps.http.servers.srv0.logs).toBeUndefined();
+        expect(mainServer(config).logs).toBeUndefined();
         const fields = config.logging.logs.default.encoder.fields;
         for (const field of ['request>remote_ip', 'request>client_ip', 'request>uri', 'request>headers']) expect(fields[field]).toEqual({ filter: 'delete' });
       });
@@ -141,18 +152,20 @@ describe('proxy Caddyfiles (validated by the installed caddy)', () => {
     const config = adaptCaddyfile(resolve(PROXY_DIR, 'Caddyfile'), PUBLIC_ENV);
     const hsts = headerHandler(config).find((h) => h.response?.set?.['Strict-Transport-Security']);
     expect(hsts?.response.set['Strict-Transport-Security'][0]).toMatch(/max-age=\d{8}/);
-    expect(config.apps.http.servers.srv0.routes[0].match[0].host).toEqual(['search.example.org']);
+    expect(mainServer(config).routes[0].match[0].host).toEqual(['search.example.org']);
     expect(JSON.stringify(config.apps.tls ?? {})).not.toContain('"internal"');
-    expect(config.apps.http.servers.srv0.listen).toEqual([':443']);
+    expect(mainServer(config).listen).toEqual([':443']);
   });
 
   it('local: tls internal, loopback only, ports from the environment, no HSTS for localhost', () => {
     const config = adaptCaddyfile(resolve(PROXY_DIR, 'Caddyfile.local'), LOCAL_ENV);
     expect(JSON.stringify(config.apps.tls)).toContain('"module":"internal"');
-    expect(config.apps.http.servers.srv0.listen).toEqual(['127.0.0.1:18443']);
+    expect(mainServer(config).listen).toEqual(['127.0.0.1:18443']);
     expect(config.apps.http).toMatchObject({ http_port: 18080, https_port: 18443 });
     expect(JSON.stringify(config)).not.toContain('Strict-Transport-Security');
     expect(config.admin).toEqual({ disabled: true });
+    const redirect = (Object.values(config.apps.http.servers) as Json[]).find((server) => server.listen.includes('127.0.0.1:18080'));
+    expect(JSON.stringify(redirect?.routes)).toContain('https://localhost:18443{http.request.uri}');
   });
 
   it('refuses to start without a public name rather than guessing one', () => {

@@ -1,4 +1,8 @@
-import { resolve } from 'node:path';
+import { readdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { SqliteIndex } from '../index/sqlite/sqlite-index.ts';
+import { ingestFediverseFiles } from '../ingest/fediverse/files.ts';
+import { fediverseIndexFile } from '../ingest/fediverse/paths.ts';
 import { runIngest } from './ingest-command.ts';
 import { projectRoot } from './paths.ts';
 import { formatSummary } from './progress.ts';
@@ -7,12 +11,14 @@ import { serveCommand } from './serve-command.ts';
 // `npm start`: the first README command. Ingests the demo collection (idempotent: a second start
 // changes nothing) into .fundus-demo/ and serves it on the default loopback ports.
 
+const DEMO_INSTANCES = 'social.lindenau.example,mastodon.altmark.example';
+
 export async function demoCommand(argv: string[]): Promise<number> {
-  const repo = projectRoot();
-  const dataDir = resolve(repo, '.fundus-demo');
+  const samples = resolve(projectRoot(), 'samples');
+  const dataDir = resolve(projectRoot(), '.fundus-demo');
   const summary = await runIngest({
     dataDir,
-    paths: [resolve(repo, 'samples/web'), resolve(repo, 'samples/office')],
+    paths: [join(samples, 'web'), join(samples, 'office')],
     manifests: [],
     maxBytes: 50 * 1024 * 1024,
     workers: 2,
@@ -20,5 +26,15 @@ export async function demoCommand(argv: string[]): Promise<number> {
     quiet: true,
   });
   console.error(`demo collection: ${formatSummary(summary)}`);
+
+  const fediverse = new SqliteIndex({ file: fediverseIndexFile(dataDir) });
+  const posts = readdirSync(join(samples, 'fediverse'))
+    .filter((name) => name.endsWith('.json'))
+    .map((name) => join(samples, 'fediverse', name));
+  const { total } = await ingestFediverseFiles(fediverse, posts);
+  await fediverse.close();
+  console.error(`demo fediverse posts: ${JSON.stringify(total)}`);
+
+  process.env.FUNDUS_FEDIVERSE_INSTANCES ||= DEMO_INSTANCES;
   return serveCommand(['--data', dataDir, ...argv]);
 }

@@ -1,6 +1,7 @@
 import { ConfigError } from './config.ts';
 import { crawlCommand } from './crawl-command.ts';
 import { demoCommand } from './demo-command.ts';
+import { runFediverseCommand } from './fediverse-command.ts';
 import { ingestCommand } from './ingest-command.ts';
 import { serveCommand } from './serve-command.ts';
 import { runKeysCommand } from './keys-command.ts';
@@ -10,6 +11,8 @@ const USAGE = `fundus — read-only search and document index for stored web doc
   fundus ingest --data DIR [--manifest FILE] PATH...   add documents (HTML, PDF, DOCX, DOC, ODT)
   fundus crawl --data DIR --seed URL|--sitemap URL      fetch pages politely and ingest them
   fundus serve --data DIR [--role R] [--port P]         serve the REST API, MCP, search page, admin
+  fundus fediverse ingest --data DIR FILE...            add public fediverse posts (Mastodon JSON, outbox)
+  fundus fediverse fetch --data DIR --instance HOST     page an instance's public local timeline politely
   fundus keys create|list|revoke|set-limit --data DIR   manage project read keys
   fundus demo                                           ingest samples/ and serve them
 
@@ -20,6 +23,7 @@ const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = {
   serve: serveCommand,
   keys: (argv) => runKeysCommand(argv),
   crawl: crawlCommand,
+  fediverse: runFediverseCommand,
   demo: demoCommand,
 };
 

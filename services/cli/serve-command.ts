@@ -6,6 +6,8 @@ import type { DocumentIndex } from '../core/index-port.ts';
 import { buildGatewayApp } from '../gateway/app.ts';
 import { mcpPlugin } from '../gateway/mcp/plugin.ts';
 import { SqliteIndex } from '../index/sqlite/sqlite-index.ts';
+import { fediverseIndexFile } from '../ingest/fediverse/paths.ts';
+import { buildSearchWebApp } from '../search-web/app.ts';
 import { loadConfig, type Config } from './config.ts';
 
 export const SERVE_USAGE = `fundus serve --data DIR [--role gateway|web|admin]... [--host H] [--port P]
@@ -26,16 +28,26 @@ function openIndex(config: Config): DocumentIndex {
   throw new Error('FUNDUS_INDEX=typesense: the Typesense adapter is not part of this build yet');
 }
 
+function localUrl(host: string, port: number): string {
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
+
 export async function startServices(config: Config, logStream?: NodeJS.WritableStream): Promise<RunningServices> {
   const log = logStream ? pino({ level: config.logLevel }, logStream) : pino({ level: config.logLevel });
   const index = openIndex(config);
+  const fediverseIndex = config.roles.includes('web') ? new SqliteIndex({ file: fediverseIndexFile(config.dataDir), readOnly: true }) : null;
   const access = await createAccess(config, log);
   const apps: FastifyInstance[] = [];
   const urls: Record<string, string> = {};
+  const closeAll = async () => {
+    await Promise.allSettled(apps.map((app) => app.close()));
+    await access.close();
+    await index.close();
+    await fediverseIndex?.close();
+  };
   try {
     if (config.roles.includes('gateway')) {
-      const local = `http://${config.gateway.host.includes(':') ? `[${config.gateway.host}]` : config.gateway.host}:${config.gateway.port}`;
-      const externalUrl = config.gateway.externalUrl ?? local;
+      const externalUrl = config.gateway.externalUrl ?? localUrl(config.gateway.host, config.gateway.port);
       const countBudgetMs = config.gateway.countBudgetMs;
       const app = await buildGatewayApp({
         index,
@@ -46,24 +58,29 @@ export async function startServices(config: Config, logStream?: NodeJS.WritableS
         logStream,
         plugins: [mcpPlugin({ index, countBudgetMs, externalUrl })],
       });
-      urls.gateway = await app.listen({ host: config.gateway.host, port: config.gateway.port });
       apps.push(app);
+      urls.gateway = await app.listen({ host: config.gateway.host, port: config.gateway.port });
+    }
+    if (fediverseIndex) {
+      const app = await buildSearchWebApp({
+        index,
+        fediverseIndex,
+        guard: access.publicGuard,
+        countBudgetMs: config.gateway.countBudgetMs,
+        fediverseInstances: config.web.fediverseInstances,
+        externalUrl: config.web.externalUrl ?? localUrl(config.web.host, config.web.port),
+        logLevel: config.logLevel,
+        logStream,
+      });
+      apps.push(app);
+      urls.web = await app.listen({ host: config.web.host, port: config.web.port });
     }
   } catch (error) {
-    await Promise.allSettled(apps.map((app) => app.close()));
-    await access.close();
-    await index.close();
+    await closeAll();
     throw error;
   }
   log.info({ urls }, 'fundus is serving');
-  return {
-    urls,
-    async close() {
-      await Promise.allSettled(apps.map((app) => app.close()));
-      await access.close();
-      await index.close();
-    },
-  };
+  return { urls, close: closeAll };
 }
 
 export function serveFlags(argv: string[]) {

@@ -168,3 +168,87 @@ describe('ODT made in the test', () => {
     expect(doc.title).toBe('Gesetz über Beispiele');
   });
 });
+
+/** A minimal OLE compound file (512-byte sectors) holding the given streams in regular sectors. */
+function makeCfb(streams: { name: string; data: Uint8Array }[]): Uint8Array {
+  const SECTOR = 512;
+  const END = 0xfffffffe;
+  const FREE = 0xffffffff;
+  const padded = streams.map((s) => {
+    const size = Math.max(4096, Math.ceil(s.data.length / SECTOR) * SECTOR);
+    const data = new Uint8Array(size);
+    data.set(s.data);
+    return { name: s.name, data };
+  });
+  // Sector 0: FAT, sector 1: directory, then the streams one after another.
+  const fat = new Uint32Array(SECTOR / 4).fill(FREE);
+  fat[0] = 0xfffffffd;
+  fat[1] = END;
+  let next = 2;
+  const starts: number[] = [];
+  for (const s of padded) {
+    const count = s.data.length / SECTOR;
+    starts.push(next);
+    for (let i = 0; i < count; i++) fat[next + i] = i === count - 1 ? END : next + i + 1;
+    next += count;
+  }
+  const out = new Uint8Array(SECTOR * (next + 1));
+  const dv = new DataView(out.buffer);
+  out.set([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]);
+  dv.setUint16(0x18, 0x3e, true);
+  dv.setUint16(0x1a, 3, true);
+  dv.setUint16(0x1c, 0xfffe, true);
+  dv.setUint16(0x1e, 9, true);
+  dv.setUint16(0x20, 6, true);
+  dv.setUint32(0x2c, 1, true);
+  dv.setUint32(0x30, 1, true);
+  dv.setUint32(0x38, 4096, true);
+  dv.setUint32(0x3c, END, true);
+  dv.setUint32(0x44, END, true);
+  for (let i = 0; i < 109; i++) dv.setUint32(0x4c + i * 4, i === 0 ? 0 : FREE, true);
+  out.set(new Uint8Array(fat.buffer), SECTOR);
+  const entry = (index: number, name: string, type: number, start: number, size: number) => {
+    const at = SECTOR * 2 + index * 128;
+    for (let i = 0; i < name.length; i++) dv.setUint16(at + i * 2, name.charCodeAt(i), true);
+    dv.setUint16(at + 0x40, (name.length + 1) * 2, true);
+    out[at + 0x42] = type;
+    dv.setUint32(at + 0x44, FREE, true);
+    dv.setUint32(at + 0x48, FREE, true);
+    dv.setUint32(at + 0x4c, FREE, true);
+    dv.setUint32(at + 0x74, start, true);
+    dv.setUint32(at + 0x78, size, true);
+  };
+  entry(0, 'Root Entry', 5, END, 0);
+  padded.forEach((s, i) => entry(i + 1, s.name, 2, starts[i], s.data.length));
+  padded.forEach((s, i) => out.set(s.data, SECTOR * (starts[i] + 1)));
+  return out;
+}
+
+describe('OLE containers made in the test', () => {
+  it('reports a password-protected DOCX (an OLE EncryptedPackage) as ENCRYPTED', async () => {
+    const cfb = makeCfb([{ name: 'EncryptionInfo', data: new Uint8Array(100) }, { name: 'EncryptedPackage', data: new Uint8Array(100) }]);
+    await expect(extractDocument({ bytes: cfb, url: 'https://example.org/geheim.docx', fileName: 'geheim.docx' })).rejects.toMatchObject({ code: 'ENCRYPTED' });
+  });
+
+  it('reports a .doc with the fEncrypted flag as ENCRYPTED', async () => {
+    const fib = new Uint8Array(0x40);
+    new DataView(fib.buffer).setUint16(0, 0xa5ec, true);
+    new DataView(fib.buffer).setUint16(0x0a, 0x0100, true);
+    const cfb = makeCfb([{ name: 'WordDocument', data: fib }]);
+    await expect(extractDocument({ bytes: cfb, url: 'https://example.org/geheim.doc', fileName: 'geheim.doc' })).rejects.toMatchObject({ code: 'ENCRYPTED' });
+  });
+
+  it('takes an OLE file without a WordDocument stream for something else', async () => {
+    const cfb = makeCfb([{ name: 'Workbook', data: new Uint8Array(100) }]);
+    await expect(extractDocument({ bytes: cfb, url: 'https://example.org/tabelle.doc', fileName: 'tabelle.doc' })).rejects.toMatchObject({ code: 'UNSUPPORTED_TYPE' });
+  });
+
+  it('reports a password-protected ODT as ENCRYPTED', async () => {
+    const bytes = zipSync({
+      mimetype: [strToU8('application/vnd.oasis.opendocument.text'), { level: 0 }],
+      'META-INF/manifest.xml': strToU8('<manifest:manifest><manifest:file-entry manifest:full-path="content.xml"><manifest:encryption-data manifest:checksum-type="SHA1/1K"/></manifest:file-entry></manifest:manifest>'),
+      'content.xml': new Uint8Array([1, 2, 3, 4]),
+    });
+    await expect(extractDocument({ bytes, url: 'https://example.org/geheim.odt' })).rejects.toMatchObject({ code: 'ENCRYPTED' });
+  });
+});

@@ -74,7 +74,16 @@ async function runExtractor(type: DocumentType, input: ExtractInput, options: Ex
   }
 }
 
-export async function extractDocument(input: ExtractInput, options: ExtractOptions = {}): Promise<ExtractedDocument> {
+/** Header names are case-insensitive; callers are asked for lower case, this makes sure of it. */
+function lowerCaseHeaders(headers: Record<string, string> | undefined): Record<string, string> | undefined {
+  if (!headers) return undefined;
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) if (typeof value === 'string') out[name.toLowerCase()] = value;
+  return out;
+}
+
+export async function extractDocument(rawInput: ExtractInput, options: ExtractOptions = {}): Promise<ExtractedDocument> {
+  const input: ExtractInput = { ...rawInput, headers: lowerCaseHeaders(rawInput.headers) };
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
   if (input.bytes.length === 0) throw new ExtractionError('EMPTY_FILE');
   if (input.bytes.length > maxBytes) throw new ExtractionError('TOO_LARGE', `${input.bytes.length} bytes, limit ${maxBytes}`);

@@ -26,7 +26,7 @@ export function decideHtmlTitle(input: { signals: HtmlSignals; jsonLdMain: JsonL
   if (og && !isJunkTitle(og)) return { title: stripSiteName(og, { headings, siteName, host }), source: 'og_title' };
 
   const ld = cleanTitle(stringProp(jsonLdMain, 'headline') ?? stringProp(jsonLdMain, 'name'));
-  if (ld && !isJunkTitle(ld)) return { title: ld, source: 'json_ld' };
+  if (ld && !isJunkTitle(ld)) return { title: stripSiteName(ld, { headings, siteName, host }), source: 'json_ld' };
 
   const tag = cleanTitle(signals.titleTag);
   if (tag && !isJunkTitle(tag)) {

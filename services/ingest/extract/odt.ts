@@ -79,6 +79,9 @@ export function odfText(xml: string): { text: string; heading: string | null } {
 
 export function extractOdt(input: { bytes: Uint8Array; zipLimits?: ZipLimits }): ExtractedDocument {
   const zip = new GuardedZip(input.bytes, input.zipLimits);
+  // ODF encrypts each part and records it in the manifest; content.xml would not inflate.
+  const manifest = zip.readText('META-INF/manifest.xml', 4 * 1024 * 1024);
+  if (manifest?.includes('encryption-data')) throw new ExtractionError('ENCRYPTED', 'the ODT is password-protected');
   const content = zip.readText('content.xml');
   if (content === null) throw new ExtractionError('CORRUPT_FILE', 'ODT without content.xml');
   const body = odfText(content);

@@ -114,7 +114,8 @@ export function titleFromText(text: string, maxLength = 160): string {
     title += ' ' + next;
     if (closesHeading) break;
   }
-  title = stripAbbreviation(cleanTitle(title));
+  // Footnote marks after a title-page heading ("... mit LATEX∗", "dehyph-exptl*").
+  title = stripAbbreviation(cleanTitle(title).replace(/\s*[∗*†‡]+$/u, ''));
   if (title.length > maxLength) title = title.slice(0, maxLength).replace(/\s+\S*$/, '') + ' …';
   return title;
 }

@@ -145,8 +145,10 @@ describe('HTML extraction rules', () => {
     expect(doc.dates).toMatchObject({ meta_dc_date: '2019-04-01', text_stand: '2021-03', http_last_modified: '2021-03-02T10:00:00Z' });
     expect(doc.publishedAt).toBe('2019-04-01');
     expect(doc.contentDate).toBe('2021-03');
-    // The page dates itself, so the server's file time is not taken as its modification date.
-    expect(doc.modifiedAt).toBeNull();
+    // "Stand:" states the version of the text; the server's file time loses to the page's own dates.
+    expect(doc.modifiedAt).toBe('2021-03');
+    const dcOnly = await html('<html><head><meta name="DC.date" content="2019-04-01"></head><body><p>Hinweise.</p></body></html>', { 'last-modified': 'Tue, 02 Mar 2021 10:00:00 GMT' });
+    expect(dcOnly.modifiedAt).toBeNull();
 
     const undated = await html('<html><body><p>Ohne jedes Datum.</p></body></html>', { 'last-modified': 'Tue, 02 Mar 2021 10:00:00 GMT' });
     expect(undated.modifiedAt).toBe('2021-03-02T10:00:00Z');

@@ -49,6 +49,8 @@ const MODIFIED_KEYS = [
   'text_zuletzt_aktualisiert',
   'text_letzte_aenderung',
   'text_last_updated',
+  // "Stand: 5. November 2026" states the version of the text as of that day.
+  'text_stand',
   'man_footer_date',
 ];
 

@@ -6,8 +6,9 @@
 // day, or same month where the truth has month precision; both undated counts as right), language,
 // key-term recall of the text, error codes per format, and every broken/ file with its code.
 // Speed: documents per second through the worker pool for HTML and PDF, peak RSS of the process
-// (worker threads included).
-import { readdirSync, readFileSync } from 'node:fs';
+// (worker threads included). When the repo's samples/expectations.json is there, its titles, dates,
+// news and noindex expectations are checked as well (a second, news-heavy set).
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { ExtractedDocument } from '../../services/core/document.ts';
@@ -33,6 +34,7 @@ interface Manifest {
 const { values: args } = parseArgs({
   options: {
     corpus: { type: 'string', default: resolve(import.meta.dirname, '../../../shared/corpus') },
+    samples: { type: 'string', default: resolve(import.meta.dirname, '../../samples') },
     workers: { type: 'string', default: '2' },
     rounds: { type: 'string', default: '2' },
     json: { type: 'boolean', default: false },
@@ -137,6 +139,62 @@ async function throughput(pool: ExtractionPool, rows: Truth[]): Promise<{ docs: 
   return { ...best, seconds: Number(best.seconds.toFixed(2)), perSecond: Number(best.perSecond.toFixed(1)) };
 }
 
+interface SampleExpectations {
+  titles: Record<string, string>;
+  dates: Record<string, { published_at: string | null; modified_at: string | null }>;
+  news: string[];
+  noindex: string[];
+  undated: string[];
+}
+
+/** The demo collection's own ground truth (samples/expectations.json), read through the same pool. */
+async function evaluateSamples(pool: ExtractionPool, dir: string) {
+  const expectations = JSON.parse(readFileSync(resolve(dir, 'expectations.json'), 'utf8')) as SampleExpectations;
+  const entries = ['web', 'office'].flatMap((sub) =>
+    existsSync(resolve(dir, sub, 'manifest.jsonl'))
+      ? readFileSync(resolve(dir, sub, 'manifest.jsonl'), 'utf8').trim().split('\n').map((l) => ({ ...(JSON.parse(l) as Manifest & { url: string }), key: `${sub}/${(JSON.parse(l) as Manifest).path}` }))
+      : [],
+  );
+  const score = { documents: 0, errors: 0, title: [0, 0], publishedAt: [0, 0], modifiedAt: [0, 0], news: [0, 0], noindex: [0, 0], undatedKeptUndated: [0, 0] };
+  const misses: string[] = [];
+  for (const e of entries) {
+    const r = await settle(pool, readFileSync(resolve(dir, e.key)), e.url, e.key.split('/').pop()!, e.headers);
+    score.documents++;
+    if (r instanceof ExtractionError) {
+      score.errors++;
+      misses.push(`${e.key}: ${r.code}`);
+      continue;
+    }
+    const check = (field: keyof typeof score, ok: boolean, detail: string) => {
+      const pair = score[field] as number[];
+      pair[1]++;
+      if (ok) pair[0]++;
+      else misses.push(`${e.key}: ${field} ${detail}`);
+    };
+    if (expectations.titles[e.key] !== undefined) check('title', normaliseTitle(r.title) === normaliseTitle(expectations.titles[e.key]), JSON.stringify(r.title));
+    const dates = expectations.dates[e.key];
+    if (dates) {
+      check('publishedAt', sameDate(r.publishedAt, dates.published_at), `${r.publishedAt} != ${dates.published_at}`);
+      check('modifiedAt', sameDate(r.modifiedAt, dates.modified_at), `${r.modifiedAt} != ${dates.modified_at}`);
+    }
+    check('news', r.isNews === expectations.news.includes(e.key), String(r.isNews));
+    check('noindex', r.noindex === expectations.noindex.includes(e.key), String(r.noindex));
+    if (expectations.undated.includes(e.key)) check('undatedKeptUndated', !r.publishedAt && !r.modifiedAt, `${r.publishedAt} ${r.modifiedAt}`);
+  }
+  const fmt = (p: number[]) => `${p[0]}/${p[1]}`;
+  return {
+    documents: score.documents,
+    errors: score.errors,
+    title: fmt(score.title),
+    publishedAt: fmt(score.publishedAt),
+    modifiedAt: fmt(score.modifiedAt),
+    news: fmt(score.news),
+    noindex: fmt(score.noindex),
+    undatedKeptUndated: fmt(score.undatedKeptUndated),
+    misses,
+  };
+}
+
 async function main() {
   const pool = createExtractionPool({ workers, timeoutMs: 60_000, maxMemoryMb: 512, maxBytes: 50 * 1024 * 1024 });
   try {
@@ -175,6 +233,7 @@ async function main() {
       broken[file] = r instanceof ExtractionError ? r.code : `OK (${r.documentType})`;
     }
 
+    const samples = existsSync(resolve(args.samples!, 'expectations.json')) ? await evaluateSamples(pool, args.samples!) : null;
     const peakRssMb = Math.round(process.resourceUsage().maxRSS / 1024);
 
     const summary = {
@@ -187,6 +246,7 @@ async function main() {
         accuracyPassSeconds: Number(accuracySeconds.toFixed(2)),
       },
       broken,
+      samples,
       speed: { html, pdf, peakRssAfterHtmlMb, peakRssAfterPdfMb, peakRssMb },
       misses,
     };
@@ -198,6 +258,10 @@ async function main() {
     console.table({ overall: report(overall), ...Object.fromEntries([...byType].map(([k, v]) => [k, report(v)])) });
     console.table(Object.fromEntries([...bySource].map(([k, v]) => [k, report(v)])));
     console.log('broken/:', broken);
+    if (samples) {
+      const { misses: sampleMisses, ...figures } = samples;
+      console.log(`samples/ (${args.samples}):`, figures, sampleMisses.length ? sampleMisses : '');
+    }
     console.log(`HTML: ${html.docs} docs (${html.megabytes.toFixed(1)} MB) in ${html.seconds} s = ${html.perSecond} docs/s`);
     console.log(`PDF:  ${pdf.docs} docs (${pdf.megabytes.toFixed(1)} MB) in ${pdf.seconds} s = ${pdf.perSecond} docs/s`);
     console.log(`peak RSS (process, worker threads included): ${peakRssAfterHtmlMb} MB after HTML, ${peakRssAfterPdfMb} MB after PDF, ${peakRssMb} MB at the end`);

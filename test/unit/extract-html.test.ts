@@ -192,5 +192,6 @@ describe('HTML extraction rules', () => {
 
   it('refuses a page without any text', async () => {
     await expect(html('<html><head><script>var a=1</script></head><body><script>x()</script></body></html>')).rejects.toMatchObject({ code: 'NO_TEXT' });
+    await expect(html('<html><head><title>Meine App</title></head><body><div id="root"></div><noscript>Bitte JavaScript aktivieren</noscript></body></html>')).rejects.toMatchObject({ code: 'NO_TEXT' });
   });
 });

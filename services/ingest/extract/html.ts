@@ -73,7 +73,8 @@ export function extractHtml(input: HtmlInput): ExtractedDocument {
   const walked = walkDocument(tree.topLevel, tree.documentElement);
   const { signals } = walked;
   const text = walked.text;
-  if (text.trim().length === 0 && !signals.titleTag) throw new ExtractionError('NO_TEXT', 'the page has no visible text');
+  // A title alone (a script-rendered shell, a frameset) gives nothing to search or to show in a snippet.
+  if (text.trim().length === 0) throw new ExtractionError('NO_TEXT', signals.titleTag ? `the page "${signals.titleTag.slice(0, 80)}" has no visible text` : 'the page has no visible text');
 
   const jsonLdNodes = parseJsonLd(signals.jsonLd);
   const jsonLdMain = mainNode(jsonLdNodes);

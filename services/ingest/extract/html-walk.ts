@@ -66,7 +66,8 @@ const DROP_OUTSIDE_MAIN_TAGS = new Set(['header']);
 const DROP_ROLES = new Set(['navigation', 'search', 'menu', 'menubar', 'toolbar', 'complementary', 'dialog', 'alertdialog', 'contentinfo', 'tablist']);
 const DROP_OUTSIDE_MAIN_ROLES = new Set(['banner']);
 const DROP_NAME_RE = /(?:^|[\s_-])(?:nav|navbar|navigation|navheader|navfooter|docnav|menu|menubar|breadcrumbs?|crumbs|cookies?|cookiebanner|consent|gdpr|cmp|skip|skiplinks?|share|sharing|social|newsletter|related|pagination|pager|footer|toolbar|ads?|advert|advertisement|sponsored|print-only)(?=$|[\s_-])/i;
-const DROP_OUTSIDE_MAIN_NAME_RE = /(?:^|[\s_-])(?:header|masthead|banner|topbar|site-header)(?=$|[\s_-])/i;
+// Whole class or id tokens only: "page-header" or "entry-header" often hold the page's own h1.
+const DROP_OUTSIDE_MAIN_NAME_RE = /(?:^|\s)(?:header|site-header|masthead|banner|topbar|top-bar)(?=$|\s)/i;
 const MAIN_NAME_RE = /^(?:content|main|main-content|maincontent|page-content|primary|article|article-body|articlebody|story|story-body|post|post-content|entry-content)$/i;
 const BLOCK_TAGS = new Set([
   'address', 'article', 'blockquote', 'body', 'caption', 'center', 'dd', 'details', 'div', 'dl', 'dt', 'fieldset',

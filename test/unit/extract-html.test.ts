@@ -160,6 +160,9 @@ describe('HTML extraction rules', () => {
     expect((await html('<html><head><meta name="robots" content="NONE"></head><body><p>x</p></body></html>')).noindex).toBe(true);
     expect((await html('<html><body><p>x</p></body></html>', { 'x-robots-tag': 'noindex' })).noindex).toBe(true);
     expect((await html('<html><body><p>x</p></body></html>', { 'x-robots-tag': 'googlebot: noindex' })).noindex).toBe(false);
+    expect((await html('<html><body><p>x</p></body></html>', { 'x-robots-tag': 'FundusBot: noindex' })).noindex).toBe(true);
+    expect((await html('<html><head><meta name="FundusBot" content="noindex"></head><body><p>x</p></body></html>')).noindex).toBe(true);
+    expect((await html('<html><head><meta name="googlebot" content="noindex"></head><body><p>x</p></body></html>')).noindex).toBe(false);
     expect((await html('<html><head><meta name="robots" content="index, follow"></head><body><p>x</p></body></html>')).noindex).toBe(false);
   });
 

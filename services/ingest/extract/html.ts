@@ -10,6 +10,7 @@ import { parseHtmlTree } from './html-tree.ts';
 import { walkDocument } from './html-walk.ts';
 import { isNewsNode, mainNode, parseJsonLd } from './json-ld.ts';
 import { decideLanguage } from './language.ts';
+import { PRODUCT_TOKEN } from '../sources/user-agent.ts';
 
 export interface HtmlInput {
   bytes: Uint8Array;
@@ -48,7 +49,8 @@ function canonicalFromLinkHeader(link: string | undefined): string | null {
 }
 
 // Robots directives, optionally per crawler ("googlebot: noindex, nofollow"): an agent prefix applies to
-// the directives after it; only unqualified ones and ours count.
+// the directives after it; only unqualified ones and ours (the crawler's product token) count.
+const OUR_AGENT = PRODUCT_TOKEN.toLowerCase();
 const DIRECTIVES_WITH_VALUES = new Set(['unavailable_after', 'max-snippet', 'max-image-preview', 'max-video-preview']);
 
 export function saysNoindex(value: string | null | undefined): boolean {
@@ -61,7 +63,7 @@ export function saysNoindex(value: string | null | undefined): boolean {
       agent = m[1];
       directive = m[2].trim();
     }
-    if ((agent === null || agent === '*' || agent === 'fundus') && (directive === 'noindex' || directive === 'none')) return true;
+    if ((agent === null || agent === '*' || agent === OUR_AGENT) && (directive === 'noindex' || directive === 'none')) return true;
   }
   return false;
 }
@@ -93,7 +95,7 @@ export function extractHtml(input: HtmlInput): ExtractedDocument {
 
   const declaredLanguage = signals.lang ?? signals.meta.get('content-language') ?? signals.meta.get('language') ?? headers['content-language'] ?? null;
   const noindex =
-    saysNoindex(signals.meta.get('robots')) || saysNoindex(signals.meta.get('fundus')) || saysNoindex(headers['x-robots-tag']);
+    saysNoindex(signals.meta.get('robots')) || saysNoindex(signals.meta.get(OUR_AGENT)) || saysNoindex(headers['x-robots-tag']);
 
   const description = signals.meta.get('description') ?? signals.meta.get('og:description');
   const keywords = signals.meta.get('keywords');

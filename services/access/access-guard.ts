@@ -55,7 +55,7 @@ export function createAccessGuard(options: AccessGuardOptions): RequestGuard {
     } catch (error) {
       if (!(error instanceof KeyStoreError)) throw error;
       log.warn({ component: 'access', reason: error.code }, 'project key could not be checked');
-      throw new AppError('INTERNAL', { message: 'Project keys cannot be checked right now; retry shortly', headers: { ...cors, 'retry-after': '1' }, cause: error });
+      throw new AppError('ACCESS_UNAVAILABLE', { headers: { ...cors, 'retry-after': '1' }, cause: error });
     }
     const limit = record ? parseKeyLimit(record.limit) : null;
     if (!record || !limit) throw keyInvalid(cors);

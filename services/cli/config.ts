@@ -78,6 +78,8 @@ export function parseRate(spec: string): RateLimit {
 export interface Config {
   dataDir: string;
   roles: Role[];
+  /** Roles were chosen (flag or environment) rather than defaulted to all. */
+  rolesExplicit: boolean;
   index: { kind: 'sqlite'; file: string } | { kind: 'typesense'; nodes: string[]; apiKey: string };
   gateway: { host: string; port: number; externalUrl: string | null; countBudgetMs: number };
   web: { host: string; port: number; externalUrl: string | null; fediverseInstances: string[] };
@@ -140,6 +142,7 @@ export function loadConfig(flags: Record<string, string | undefined>, env: NodeJ
   const config: Config = {
     dataDir,
     roles: s.FUNDUS_ROLES.length ? s.FUNDUS_ROLES : [...ROLES],
+    rolesExplicit: s.FUNDUS_ROLES.length > 0,
     index:
       s.FUNDUS_INDEX === 'sqlite'
         ? { kind: 'sqlite', file: resolve(dataDir, 'index.sqlite') }

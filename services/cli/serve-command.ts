@@ -3,12 +3,13 @@ import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { createAccess } from '../access/access-guard.ts';
 import type { DocumentIndex } from '../core/index-port.ts';
+import { buildAdminApp } from '../admin/app.ts';
 import { buildGatewayApp } from '../gateway/app.ts';
 import { mcpPlugin } from '../gateway/mcp/plugin.ts';
 import { SqliteIndex } from '../index/sqlite/sqlite-index.ts';
 import { fediverseIndexFile } from '../ingest/fediverse/paths.ts';
 import { buildSearchWebApp } from '../search-web/app.ts';
-import { loadConfig, type Config } from './config.ts';
+import { ConfigError, loadConfig, type Config } from './config.ts';
 
 export const SERVE_USAGE = `fundus serve --data DIR [--role gateway|web|admin]... [--host H] [--port P]
 
@@ -75,6 +76,17 @@ export async function startServices(config: Config, logStream?: NodeJS.WritableS
       apps.push(app);
       urls.web = await app.listen({ host: config.web.host, port: config.web.port });
     }
+    if (config.roles.includes('admin')) {
+      if (config.admin.token) {
+        const app = await buildAdminApp({ keyStore: access.keyStore, adminToken: config.admin.token, logLevel: config.logLevel, logStream });
+        apps.push(app);
+        urls.admin = await app.listen({ host: config.admin.host, port: config.admin.port });
+      } else if (config.rolesExplicit) {
+        throw new ConfigError(['FUNDUS_ADMIN_TOKEN: required for the admin role (at least 16 characters)']);
+      } else {
+        log.warn('admin panel not started: set FUNDUS_ADMIN_TOKEN to enable it');
+      }
+    }
   } catch (error) {
     await closeAll();
     throw error;
@@ -112,13 +124,14 @@ export async function serveCommand(argv: string[]): Promise<number> {
   }
   const { role, help: _help, ...rest } = flags;
   const config = loadConfig({ ...rest, role: role?.join(',') });
+  // Listen for the stop signal before starting, so that a signal during start-up also stops cleanly.
+  const stopped = new Promise<void>((resolve) => {
+    process.once('SIGTERM', () => resolve());
+    process.once('SIGINT', () => resolve());
+  });
   const running = await startServices(config);
   for (const [name, url] of Object.entries(running.urls)) console.error(`fundus ${name}: ${url}`);
-  await new Promise<void>((resolve) => {
-    const stop = () => resolve();
-    process.once('SIGTERM', stop);
-    process.once('SIGINT', stop);
-  });
+  await stopped;
   const timer = setTimeout(() => process.exit(1), config.shutdownTimeoutMs).unref();
   await running.close();
   clearTimeout(timer);

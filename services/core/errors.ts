@@ -10,6 +10,7 @@ export const ERROR_CODES = {
   RATE_LIMITED: { status: 429, message: 'Request limit reached; retry after the number of seconds in Retry-After' },
   BODY_TOO_LARGE: { status: 413, message: 'Request body too large' },
   INDEX_UNAVAILABLE: { status: 503, message: 'The index is not available' },
+  ACCESS_UNAVAILABLE: { status: 503, message: 'Project keys cannot be checked right now; retry shortly' },
   INTERNAL: { status: 500, message: 'Internal error' },
 } as const;
 

@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { AppError } from '../core/errors.ts';
 import type { RequestGuard } from '../access/guard.ts';
 import { registerErrorHandling } from './errors.ts';
@@ -19,7 +19,7 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
       ...(options.logStream ? { stream: options.logStream } : {}),
       serializers: { req: () => ({}), res: () => ({}) },
     },
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT_BYTES,
     trustProxy: false,
     return503OnClosing: true,

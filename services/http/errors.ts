@@ -15,7 +15,10 @@ export function sendAppError(reply: FastifyReply, error: AppError): FastifyReply
 
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | AppError, request: FastifyRequest, reply: FastifyReply) => {
-    if (error instanceof AppError) return sendAppError(reply, error);
+    if (error instanceof AppError) {
+      if (error.status >= 500) request.log.error({ err: error.cause ?? error, code: error.code, route: request.routeOptions.url }, 'request failed');
+      return sendAppError(reply, error);
+    }
     if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return sendAppError(reply, new AppError('BODY_TOO_LARGE'));
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) {

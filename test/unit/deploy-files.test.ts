@@ -1,0 +1,358 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parse, parseAllDocuments } from 'yaml';
+import { loadConfig } from '../../services/cli/config.ts';
+import { ROOT } from '../helpers/processes.ts';
+
+// The deployment files checked without a cluster or a Docker engine: docker-compose.yml, the
+// image, the environment examples and every Kubernetes manifest (rendered by `kubectl kustomize`
+// where kubectl is installed, else checked file by file).
+
+type Json = Record<string, any>;
+const read = (path: string) => readFileSync(resolve(ROOT, path), 'utf8');
+
+/** The settings services/cli/config.ts reads: the keys of its RawConfig object. */
+function configSettings(): Set<string> {
+  const source = read('services/cli/config.ts');
+  const body = /const RawConfig = z\.object\(\{([\s\S]*?)\n\}\);/.exec(source)?.[1] ?? '';
+  const keys = [...body.matchAll(/^\s+([A-Z][A-Z0-9_]+):/gm)].map((m) => m[1]);
+  if (keys.length < 10) throw new Error('could not read the settings of services/cli/config.ts');
+  return new Set(keys);
+}
+const SETTINGS = configSettings();
+// Used by the manifests only to build REDIS_URL (redis://:$(REDIS_PASSWORD)@redis:6379/0).
+const HELPER_VARIABLES = new Set(['REDIS_PASSWORD']);
+
+function envFile(path: string): Record<string, string> {
+  const entries: Record<string, string> = {};
+  for (const line of read(path).split('\n')) {
+    const match = /^([A-Z][A-Z0-9_]*)=(.*)$/.exec(line.trim());
+    if (match) entries[match[1]] = match[2];
+  }
+  return entries;
+}
+
+describe('infra/env.example', () => {
+  const example = envFile('infra/env.example');
+
+  it('names every setting of services/cli/config.ts, and nothing else', () => {
+    expect(Object.keys(example).sort()).toEqual([...SETTINGS].sort());
+  });
+
+  it('loads without error as the configuration of a replica', () => {
+    const config = loadConfig({}, example);
+    expect(config.index).toMatchObject({ kind: 'typesense', nodes: expect.arrayContaining(['http://typesense-1:8108']) });
+    expect(config.access.redisUrl).toMatch(/^redis:\/\//);
+    expect(config.gateway.host).toBe('0.0.0.0');
+  });
+
+  it('is commented and sectioned', () => {
+    const text = read('infra/env.example');
+    expect(text.match(/^#{10,}$/gm)?.length).toBeGreaterThanOrEqual(10);
+    for (const key of Object.keys(example)) expect(text).toMatch(new RegExp(`#[^\\n]*\\n(#[^\\n]*\\n)*${key}=|\\n${key}=`));
+  });
+});
+
+describe('the image (infra/Dockerfile, .dockerignore)', () => {
+  const dockerfile = read('infra/Dockerfile');
+
+  it('builds in one stage and runs in another, as a non-root user, with a health check', () => {
+    expect(dockerfile.match(/^FROM /gm)?.length).toBe(2);
+    expect(dockerfile).toMatch(/RUN --mount=type=cache,target=\/root\/\.npm npm ci/);
+    expect(dockerfile).toMatch(/npm run build && npm prune --omit=dev/);
+    expect(dockerfile).toMatch(/^USER 10001:10001$/m);
+    expect(dockerfile).toMatch(/^HEALTHCHECK .*CMD \["node", "infra\/healthcheck\.mjs"\]$/m);
+    expect(dockerfile).toMatch(/^ENTRYPOINT \["node", "bin\/fundus\.js"\]$/m);
+    expect(dockerfile).toMatch(/^VOLUME \["\/data"\]$/m);
+  });
+
+  it('copies what the program reads at run time', () => {
+    for (const path of ['dist', 'bin', 'node_modules', 'samples', 'services/search-web/static', 'infra/healthcheck.mjs']) {
+      expect(dockerfile).toContain(` ./${path}`);
+    }
+    expect(existsSync(resolve(ROOT, 'services/search-web/static'))).toBe(true);
+  });
+
+  it('keeps secrets, local data and node_modules out of the build context', () => {
+    const ignore = read('.dockerignore');
+    for (const line of ['**', '**/.env', '**/node_modules', '**/*.sqlite']) expect(ignore.split('\n')).toContain(line);
+  });
+});
+
+describe('docker-compose.yml', () => {
+  const compose = parse(read('docker-compose.yml'), { merge: true }) as Json;
+  const services = compose.services as Record<string, Json>;
+  const fundusServices = ['gateway', 'search-web', 'admin', 'ingest'];
+
+  it('has the services of the kit', () => {
+    expect(Object.keys(services).sort()).toEqual(['admin', 'caddy', 'gateway', 'ingest', 'redis', 'search-web', 'typesense-1', 'typesense-2', 'typesense-3']);
+    expect(services.gateway.deploy.replicas).toBe(3);
+    expect(services['search-web'].deploy.replicas).toBe(2);
+    expect(services.ingest.profiles).toEqual(['ingest']);
+  });
+
+  it('gives every service an image, a health check, resource limits and a restart policy', () => {
+    for (const [name, service] of Object.entries(services)) {
+      expect(service.image, name).toBeTruthy();
+      expect(service.restart, name).toBeTruthy();
+      expect(service.deploy?.resources?.limits?.memory, name).toBeTruthy();
+      expect(service.deploy?.resources?.limits?.cpus, name).toBeTruthy();
+      if (service.profiles) expect(service.healthcheck, name).toEqual({ disable: true }); // a job: its exit code is its health
+      else expect(service.healthcheck?.test, name).toBeTruthy();
+    }
+  });
+
+  it('publishes only Caddy (80, 443), never the admin panel', () => {
+    for (const [name, service] of Object.entries(services)) if (name !== 'caddy') expect(service.ports, name).toBeUndefined();
+    expect(services.caddy.ports).toEqual(['80:80', '443:443', '443:443/udp']);
+    expect(services.admin.networks).toEqual(['backend']);
+    expect(services.caddy.networks).not.toHaveProperty('backend');
+    expect(compose.networks.backend.internal).toBe(true);
+  });
+
+  it('listens on the right ports per role', () => {
+    expect(services.gateway.environment).toMatchObject({ FUNDUS_ROLES: 'gateway', FUNDUS_PORT: '8082' });
+    expect(services.gateway.expose).toEqual(['8082']);
+    expect(services['search-web'].environment).toMatchObject({ FUNDUS_ROLES: 'web', FUNDUS_WEB_PORT: '8080' });
+    expect(services['search-web'].expose).toEqual(['8080']);
+    expect(services.admin.environment).toMatchObject({ FUNDUS_ROLES: 'admin', FUNDUS_ADMIN_PORT: '8081' });
+  });
+
+  it('routes the proxy to the gateway and front-end replicas only', () => {
+    const env = services.caddy.environment;
+    expect(env.GATEWAY_UPSTREAMS).toContain('fundus-gateway-1:8082 fundus-gateway-2:8082 fundus-gateway-3:8082');
+    expect(env.WEB_UPSTREAMS).toContain('fundus-search-web-1:8080 fundus-search-web-2:8080');
+    expect(`${env.GATEWAY_UPSTREAMS} ${env.WEB_UPSTREAMS}`).not.toMatch(/admin|8081/);
+    expect(compose.name).toBe('fundus'); // container names fundus-gateway-N depend on it
+    expect(services.caddy.volumes).toContain('./proxy:/etc/caddy:ro');
+  });
+
+  it('waits for healthy dependencies', () => {
+    for (const name of ['gateway', 'search-web']) {
+      for (const dependency of ['redis', 'typesense-1', 'typesense-2', 'typesense-3']) {
+        expect(services[name].depends_on[dependency], `${name} -> ${dependency}`).toEqual({ condition: 'service_healthy' });
+      }
+    }
+    expect(services.caddy.depends_on.gateway).toEqual({ condition: 'service_healthy' });
+  });
+
+  it('runs a 3-node Typesense cluster from one nodes file', () => {
+    const nodes = read('infra/typesense/nodes').trim();
+    expect(nodes).toBe('typesense-1:8107:8108,typesense-2:8107:8108,typesense-3:8107:8108');
+    for (const name of ['typesense-1', 'typesense-2', 'typesense-3']) {
+      expect(services[name].environment).toMatchObject({ TYPESENSE_NODES: '/etc/typesense/nodes', TYPESENSE_PEERING_PORT: '8107', TYPESENSE_API_PORT: '8108' });
+      expect(services[name].volumes).toContain('./infra/typesense/nodes:/etc/typesense/nodes:ro');
+      expect(services[name].volumes.some((v: string) => v.startsWith(`typesense_${name.slice(-1)}:/data`))).toBe(true);
+    }
+    expect(services.gateway.environment.TYPESENSE_NODES).toBe('http://typesense-1:8108,http://typesense-2:8108,http://typesense-3:8108');
+  });
+
+  it('declares every named volume it uses', () => {
+    const named = Object.values(services).flatMap((s) => (s.volumes ?? []) as string[]).map((v) => v.split(':')[0]).filter((v) => !v.startsWith('.') && !v.startsWith('$'));
+    for (const volume of named) expect(compose.volumes, volume).toHaveProperty(volume);
+  });
+
+  it('takes secrets from .env and requires them', () => {
+    const text = read('docker-compose.yml');
+    for (const secret of ['TYPESENSE_API_KEY', 'REDIS_PASSWORD', 'FUNDUS_ADMIN_TOKEN', 'FUNDUS_PUBLIC_HOST']) {
+      expect(text).toMatch(new RegExp(`\\$\\{${secret}:\\?`));
+    }
+    const example = envFile('.env.example');
+    for (const secret of ['TYPESENSE_API_KEY', 'REDIS_PASSWORD', 'FUNDUS_ADMIN_TOKEN']) expect(example[secret]).toBe('');
+  });
+
+  it('sets only settings the program knows on the fundus services', () => {
+    for (const name of fundusServices) {
+      for (const key of Object.keys(services[name].environment)) expect(SETTINGS.has(key), `${name}: ${key}`).toBe(true);
+    }
+  });
+
+  it('runs the fundus services read-only, without capabilities, as the image user', () => {
+    for (const name of fundusServices) {
+      expect(services[name].read_only, name).toBe(true);
+      expect(services[name].cap_drop, name).toEqual(['ALL']);
+      expect(services[name].user, name).toBeUndefined();
+    }
+  });
+});
+
+describe('proxy copies in k8s/ stay identical to proxy/ and infra/', () => {
+  it('has the same Caddyfile, routes and redis.conf', () => {
+    expect(read('k8s/base/caddy/Caddyfile')).toBe(read('proxy/Caddyfile'));
+    expect(read('k8s/base/caddy/fundus.caddy')).toBe(read('proxy/fundus.caddy'));
+    expect(read('k8s/base/redis/redis.conf')).toBe(read('infra/redis.conf'));
+  });
+});
+
+const kubectl = spawnSync('kubectl', ['version', '--client'], { encoding: 'utf8' });
+// FUNDUS_TEST_NO_KUBECTL=1 exercises the structural fallback on a machine that has kubectl.
+const HAVE_KUBECTL = !process.env.FUNDUS_TEST_NO_KUBECTL && !kubectl.error && kubectl.status === 0;
+
+function kustomizations(): string[] {
+  return ['k8s/base', 'k8s/overlays/dev', 'k8s/overlays/prod'];
+}
+
+describe('kustomize structure (every listed file exists and parses)', () => {
+  for (const dir of kustomizations()) {
+    it(dir, () => {
+      const kustomization = parse(read(join(dir, 'kustomization.yaml'))) as Json;
+      const files: string[] = [
+        ...(kustomization.resources ?? []),
+        ...(kustomization.configMapGenerator ?? []).flatMap((g: Json) => [...(g.files ?? []).map((f: string) => f.split('=').pop()), ...(g.envs ?? [])]),
+      ];
+      for (const file of files) {
+        const path = resolve(ROOT, dir, file);
+        expect(existsSync(path), `${dir}: ${file}`).toBe(true);
+        if (file.endsWith('.yaml')) for (const doc of parseAllDocuments(readFileSync(path, 'utf8'))) expect(doc.errors).toEqual([]);
+        else if (!existsSync(join(path, 'kustomization.yaml')) && dirname(file) !== '..') expect(readFileSync(path, 'utf8').length).toBeGreaterThan(0);
+      }
+    });
+  }
+});
+
+function render(overlay: string): Json[] {
+  if (HAVE_KUBECTL) {
+    const out = spawnSync('kubectl', ['kustomize', resolve(ROOT, overlay)], { encoding: 'utf8' });
+    if (out.status !== 0) throw new Error(`kubectl kustomize ${overlay}:\n${out.stderr}`);
+    return parseAllDocuments(out.stdout).map((doc) => doc.toJSON() as Json);
+  }
+  // Without kubectl: the base files as written (overlay patches not applied).
+  const base = parse(read('k8s/base/kustomization.yaml')) as Json;
+  return (base.resources as string[]).flatMap((file) => parseAllDocuments(read(join('k8s/base', file))).map((doc) => doc.toJSON() as Json));
+}
+
+const MODE = HAVE_KUBECTL ? 'rendered with kubectl kustomize' : 'kubectl NOT installed: structural check of the base files only, overlays not rendered';
+
+for (const overlay of ['k8s/overlays/dev', 'k8s/overlays/prod']) {
+  describe(`${overlay} (${MODE})`, () => {
+    const objects = render(overlay);
+    const byKind = (kind: string) => objects.filter((o) => o.kind === kind);
+    const named = (kind: string, name: string) => objects.find((o) => o.kind === kind && o.metadata.name === name);
+    const workloads = [...byKind('Deployment'), ...byKind('StatefulSet')];
+    const podSpecs = [...workloads.map((w) => w.spec.template.spec), ...byKind('CronJob').map((c) => c.spec.jobTemplate.spec.template.spec)];
+    const fundusConfig = HAVE_KUBECTL ? (byKind('ConfigMap').find((c) => c.metadata.name.startsWith('fundus-config'))?.data as Record<string, string>) : envFile('k8s/base/fundus/config.env');
+
+    it('has the workloads of the kit', () => {
+      expect(byKind('Deployment').map((d) => d.metadata.name).sort()).toEqual(['admin', 'caddy', 'gateway', 'search-web']);
+      expect(byKind('StatefulSet').map((d) => d.metadata.name).sort()).toEqual(['redis', 'typesense']);
+      expect(byKind('CronJob').map((d) => d.metadata.name)).toEqual(['ingest']);
+    });
+
+    it('gives every container an image and resource requests and limits', () => {
+      for (const spec of podSpecs) {
+        for (const container of spec.containers) {
+          expect(container.image, container.name).toBeTruthy();
+          expect(container.resources?.requests?.cpu, container.name).toBeTruthy();
+          expect(container.resources?.requests?.memory, container.name).toBeTruthy();
+          expect(container.resources?.limits?.cpu, container.name).toBeTruthy();
+          expect(container.resources?.limits?.memory, container.name).toBeTruthy();
+        }
+      }
+    });
+
+    it('probes every long-running container; fundus roles on /readyz and /healthz', () => {
+      for (const workload of workloads) {
+        for (const container of workload.spec.template.spec.containers) {
+          expect(container.readinessProbe, workload.metadata.name).toBeTruthy();
+          expect(container.livenessProbe, workload.metadata.name).toBeTruthy();
+        }
+      }
+      for (const [name, port] of [['gateway', 8082], ['search-web', 8080], ['admin', 8081]] as const) {
+        const container = named('Deployment', name)!.spec.template.spec.containers[0];
+        expect(container.ports).toEqual([{ name: 'http', containerPort: port }]);
+        expect(container.readinessProbe.httpGet).toEqual({ path: '/readyz', port: 'http' });
+        expect(container.livenessProbe.httpGet).toEqual({ path: '/healthz', port: 'http' });
+        const role = container.env.find((e: Json) => e.name === 'FUNDUS_ROLES').value;
+        expect(role).toBe(name === 'search-web' ? 'web' : name);
+        expect(String(fundusConfig[name === 'gateway' ? 'FUNDUS_PORT' : name === 'admin' ? 'FUNDUS_ADMIN_PORT' : 'FUNDUS_WEB_PORT'])).toBe(String(port));
+      }
+    });
+
+    it('runs fundus pods as non-root on a read-only root filesystem', () => {
+      for (const name of ['gateway', 'search-web', 'admin']) {
+        const spec = named('Deployment', name)!.spec.template.spec;
+        expect(spec.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 10001 });
+        expect(spec.containers[0].securityContext).toMatchObject({ readOnlyRootFilesystem: true, allowPrivilegeEscalation: false });
+      }
+    });
+
+    it('autoscales and protects gateway and search-web', () => {
+      expect(byKind('HorizontalPodAutoscaler').map((h) => h.spec.scaleTargetRef.name).sort()).toEqual(['gateway', 'search-web']);
+      expect(byKind('PodDisruptionBudget').map((p) => p.spec.selector.matchLabels['app.kubernetes.io/name']).sort()).toEqual(['gateway', 'search-web', 'typesense']);
+    });
+
+    it('exposes only Caddy outside the cluster; the admin Service is ClusterIP', () => {
+      for (const service of byKind('Service')) {
+        if (service.metadata.name === 'caddy') expect(service.spec.type).toBe('LoadBalancer');
+        else expect(service.spec.type ?? 'ClusterIP', service.metadata.name).toBe('ClusterIP');
+      }
+      expect(named('Service', 'admin')!.spec.ports).toEqual([{ name: 'http', port: 8081, targetPort: 'http' }]);
+      expect(objects.some((o) => o.kind === 'Ingress')).toBe(false);
+    });
+
+    it('runs Typesense as a StatefulSet with a headless Service, volumes and the nodes list', () => {
+      const typesense = named('StatefulSet', 'typesense')!;
+      expect(typesense.spec.serviceName).toBe('typesense');
+      expect(typesense.spec.podManagementPolicy).toBe('Parallel');
+      expect(typesense.spec.volumeClaimTemplates[0].metadata.name).toBe('data');
+      expect(named('Service', 'typesense')!.spec).toMatchObject({ clusterIP: 'None', publishNotReadyAddresses: true });
+      const replicas = typesense.spec.replicas;
+      expect(replicas).toBe(overlay.endsWith('dev') && HAVE_KUBECTL ? 1 : 3);
+      const hosts = Array.from({ length: replicas }, (_, i) => `typesense-${i}.typesense`);
+      expect(fundusConfig.TYPESENSE_NODES).toBe(hosts.map((h) => `http://${h}:8108`).join(','));
+      const nodesFile = HAVE_KUBECTL ? byKind('ConfigMap').find((c) => c.metadata.name.startsWith('typesense-nodes'))!.data.nodes : read('k8s/base/typesense/nodes');
+      expect(nodesFile.trim()).toBe(hosts.map((h) => `${h}:8107:8108`).join(','));
+    });
+
+    it('lets only the fundus roles reach Redis and Typesense, and nothing reach the admin panel', () => {
+      const policies = byKind('NetworkPolicy');
+      expect(policies.find((p) => p.metadata.name === 'default-deny-ingress')?.spec).toMatchObject({ podSelector: {}, policyTypes: ['Ingress'] });
+      const admin = policies.filter((p) => p.spec.podSelector.matchLabels?.['app.kubernetes.io/name'] === 'admin');
+      expect(admin.map((p) => p.spec.ingress)).toEqual([[]]);
+      for (const target of ['redis', 'typesense']) {
+        const rules = policies.filter((p) => p.spec.podSelector.matchLabels?.['app.kubernetes.io/name'] === target).flatMap((p) => p.spec.ingress);
+        const components = rules.flatMap((r: Json) => r.from.flatMap((f: Json) => f.podSelector.matchExpressions?.flatMap((e: Json) => e.values) ?? []));
+        expect(components.sort()).toEqual(['admin', 'gateway', 'ingest', 'web']);
+        for (const rule of rules) for (const from of rule.from) expect(from.namespaceSelector).toBeUndefined();
+      }
+      const fromCaddy = policies.filter((p) => JSON.stringify(p.spec.ingress ?? []).includes('"caddy"')).map((p) => p.spec.podSelector.matchLabels['app.kubernetes.io/name']);
+      expect(fromCaddy.sort()).toEqual(['gateway', 'search-web']);
+    });
+
+    it('takes secrets from fundus-secrets and settings the program knows', () => {
+      const template = parse(read('k8s/base/secrets.template.yaml')) as Json;
+      for (const value of Object.values(template.stringData)) expect(value).toBe('');
+      for (const spec of podSpecs) {
+        for (const container of spec.containers) {
+          for (const env of container.env ?? []) {
+            const ref = env.valueFrom?.secretKeyRef;
+            if (ref) {
+              expect(ref.name).toBe('fundus-secrets');
+              expect(template.stringData).toHaveProperty(ref.key);
+            }
+            if (container.name === 'fundus' || container.name === 'ingest') {
+              expect(SETTINGS.has(env.name) || HELPER_VARIABLES.has(env.name), `${container.name}: ${env.name}`).toBe(true);
+            }
+          }
+        }
+      }
+      for (const key of Object.keys(fundusConfig)) expect(SETTINGS.has(key), `fundus-config: ${key}`).toBe(true);
+      const secrets = byKind('Secret');
+      if (overlay.endsWith('prod')) expect(secrets).toEqual([]);
+      else if (HAVE_KUBECTL) expect(secrets.map((s) => s.metadata.name)).toEqual(['fundus-secrets']);
+    });
+
+    it('loads the fundus settings of the manifests without error', () => {
+      const env = { ...fundusConfig, TYPESENSE_API_KEY: 'k', REDIS_URL: 'redis://:p@redis:6379/0', FUNDUS_ROLES: 'gateway' };
+      expect(() => loadConfig({}, env)).not.toThrow();
+    });
+
+    it('schedules ingestion as a CronJob into Typesense', () => {
+      const cron = named('CronJob', 'ingest')!;
+      expect(cron.spec.concurrencyPolicy).toBe('Forbid');
+      expect(cron.spec.jobTemplate.spec.template.spec.containers[0].args[0]).toMatch(/fundus\.js ingest .*&&.*index copy --from sqlite --to typesense/s);
+    });
+  });
+}

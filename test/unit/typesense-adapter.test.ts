@@ -144,3 +144,22 @@ describe('typesense adapter with a stand-in transport: its own behaviour', () =>
     expect(error).toMatchObject({ code: 'INDEX_UNAVAILABLE', cause: { httpStatus: 404 } });
   });
 });
+
+describe('typesense adapter with a stand-in transport: queries longer than one filter can hold', () => {
+  const words = Array.from({ length: 45 }, (_, i) => `wort${String.fromCharCode(97 + (i % 26))}${String.fromCharCode(97 + Math.floor(i / 26))}`);
+
+  it('matches all 45 words (40 in Typesense, 5 checked in the adapter) and pages the result', async () => {
+    const index = await openStandIn();
+    await index.put(makeDoc({ url: 'https://lang.example/alle', title: 'Alle', text: words.join(' ') }));
+    await index.put(makeDoc({ url: 'https://lang.example/fast', title: 'Fast alle', text: words.slice(0, 44).join(' ') }));
+    await index.put(makeDoc({ url: 'https://lang.example/zwei', title: 'Noch einmal alle', text: `${words.join(' ')} zusatz` }));
+    const q = words.join(' ');
+    expect(analyzeQuery(q)).toHaveLength(45);
+    const result = await index.search(query(q, { limit: 1 }));
+    expect(result).toMatchObject({ total: 2, totalRelation: 'eq', hasMore: true });
+    expect(result.hits[0].matchType).toBe('exact');
+    const second = await index.search(query(q, { limit: 1, offset: 1 }));
+    expect(second.hasMore).toBe(false);
+    expect(new Set([result.hits[0].document.title, second.hits[0].document.title])).toEqual(new Set(['Alle', 'Noch einmal alle']));
+  });
+});

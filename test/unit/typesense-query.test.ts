@@ -257,3 +257,24 @@ describe('typesense import batches', () => {
     expect(chunkRecords([{ id: 'big', text: 'x'.repeat(1000) }], 100, 10)).toHaveLength(1); // an oversized record still goes alone
   });
 });
+
+describe('typesense filter size', () => {
+  const operations = (filter: string) => (filter.match(/&&|\|\|/g)?.length ?? 0) * 2 + 1;
+
+  it('keeps every filter and _eval of the longest plannable query below Typesense limit of 100 operations', () => {
+    const terms = Array.from({ length: 40 }, (_, i) => term(`w${i}`, `w${i}`));
+    const plan = planSearch(
+      query({ terms, documentTypes: ['pdf', 'html'], host: 'a.example', topic: 'Politik', newsOnly: true, minAgeDate: '2026-01-01' }),
+      'c',
+    );
+    if (plan.kind !== 'relevance') throw new Error('expected a relevance plan');
+    for (const filter of [plan.exact.filter_by, plan.all.filter_by, allExactClause(terms), titleTiers(terms)]) {
+      expect(operations(String(filter))).toBeLessThanOrEqual(100);
+    }
+  });
+
+  it('refuses to plan more terms than one filter holds (the adapter takes the long-query path)', () => {
+    const terms = Array.from({ length: 41 }, (_, i) => term(`w${i}`, `w${i}`));
+    expect(() => planSearch(query({ terms }), 'c')).toThrow(/41 terms/);
+  });
+});

@@ -310,6 +310,9 @@ function unquote(token: string): string {
 /** filter_by of the stand-in: clauses `field:=v`, `field:=[a, b]`, `field:!=v`, `field:>=n`, with &&, || and (). */
 export function compileFilter(source: string, collection: { fields: Field[] }): Predicate {
   const tokens = tokenizeExpression(source);
+  // Typesense counts clauses and operators and refuses more than 100 ("too many operations").
+  const operations = tokens.filter((t) => t === '&&' || t === '||').length * 2 + 1;
+  if (operations > 100) throw new HttpFailure(400, '`filter_by` has too many operations.');
   let pos = 0;
   const types = new Map(collection.fields.map((field) => [field.name, field]));
   types.set('id', { name: 'id', type: 'string' });

@@ -99,7 +99,11 @@ export interface NewestPlan {
   all: SearchRequest;
 }
 
+/** Typesense parses at most 100 filter operations; long queries take the path of long-query.ts. */
+export const MAX_PLANNED_TERMS = 40;
+
 export function planSearch(query: IndexQuery, collection: string): RelevancePlan | NewestPlan {
+  if (query.terms.length > MAX_PLANNED_TERMS) throw new Error(`${query.terms.length} terms exceed the ${MAX_PLANNED_TERMS} one Typesense filter can hold (long-query.ts)`);
   const page = { offset: query.offset, limit: query.limit + 1 };
   const filter = matchFilter(query);
   if (query.order === 'newest' || query.terms.length === 0) {

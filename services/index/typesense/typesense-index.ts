@@ -3,6 +3,7 @@ import type { StoredDocument } from '../../core/document.ts';
 import type { DocumentIndex, IndexHit, IndexQuery, IndexSearchResult, IndexStats, SourceCount, WriteOutcome } from '../../core/index-port.ts';
 import { searchResultError, translateError } from './errors.ts';
 import { deleteIds, describeImportError, importRecords, type ImportOptions } from './importer.ts';
+import { collectCandidates, isLongQuery, pageCandidates } from './long-query.ts';
 import { anyOf, exactIdsRequest, planSearch, type SearchRequest } from './query.ts';
 import {
   ALIAS_PREFIX,
@@ -83,6 +84,11 @@ export class TypesenseIndex implements DocumentIndex {
   }
 
   async search(query: IndexQuery): Promise<IndexSearchResult> {
+    if (isLongQuery(query)) {
+      const candidates = await collectCandidates(query, this.collection, async (request) => (await this.multiSearch([request], 'search'))[0]);
+      const page = pageCandidates(query, candidates);
+      return { hits: page.hits, hasMore: page.hasMore, ...this.total(query, page.hits.length, page.hasMore, page.total, !page.complete) };
+    }
     const plan = planSearch(query, this.collection);
     let ranked: IndexHit[];
     let found: number;

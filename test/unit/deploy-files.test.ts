@@ -112,6 +112,12 @@ describe('docker-compose.yml', () => {
     expect(compose.networks.backend.internal).toBe(true);
   });
 
+  it('publishes the admin panel only through an opt-in override, on the host loopback', () => {
+    const override = parse(read('infra/compose.admin-tunnel.yml')) as Json;
+    expect(Object.keys(override.services)).toEqual(['admin']);
+    expect(override.services.admin.ports).toEqual(['127.0.0.1:8081:8081']);
+  });
+
   it('listens on the right ports per role', () => {
     expect(services.gateway.environment).toMatchObject({ FUNDUS_ROLES: 'gateway', FUNDUS_PORT: '8082' });
     expect(services.gateway.expose).toEqual(['8082']);

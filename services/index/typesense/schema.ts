@@ -26,7 +26,6 @@ export interface CollectionSchema {
   enable_nested_fields: boolean;
   token_separators: string[];
   symbols_to_index: string[];
-  metadata?: Record<string, unknown>;
 }
 
 // Every value that is filtered on is a token of [a-z0-9] only (see record.ts), so Typesense's own
@@ -69,7 +68,6 @@ export function collectionSchema(name: string): CollectionSchema {
     enable_nested_fields: false,
     token_separators: [],
     symbols_to_index: [],
-    metadata: { fundus_schema_version: TYPESENSE_SCHEMA_VERSION },
   };
 }
 

@@ -163,3 +163,19 @@ describe('typesense adapter with a stand-in transport: queries longer than one f
     expect(new Set([result.hits[0].document.title, second.hits[0].document.title])).toEqual(new Set(['Alle', 'Noch einmal alle']));
   });
 });
+
+describe('typesense adapter with a stand-in transport: start-up', () => {
+  it('waits for a cluster that is not reachable yet, then opens', async () => {
+    const standIn = new TypesenseStandIn();
+    standIn.failNext(2, 503);
+    const index = await openTypesenseIndex({ nodes: ['http://ts.test:8108'], apiKey: 'k', axiosAdapter: standIn.adapter, numRetries: 0, startupWaitMs: 10_000 });
+    expect(await index.ping()).toBe(true);
+  });
+
+  it('gives up after the start-up wait with the cause', async () => {
+    const standIn = new TypesenseStandIn();
+    standIn.down.add('ts.test:8108');
+    const opening = openTypesenseIndex({ nodes: ['http://ts.test:8108'], apiKey: 'k', axiosAdapter: standIn.adapter, numRetries: 0, startupWaitMs: 0 });
+    await expect(opening).rejects.toMatchObject({ code: 'INDEX_UNAVAILABLE' });
+  });
+});

@@ -1,5 +1,7 @@
+import type { Client } from 'typesense';
 import { createTypesenseClient, type TypesenseConnection } from './client.ts';
 import { resolveCollection } from './collections.ts';
+import { isRetryable } from './errors.ts';
 import { COLLECTIONS, type CollectionKind } from './schema.ts';
 import { TypesenseIndex } from './typesense-index.ts';
 
@@ -13,13 +15,32 @@ export interface OpenTypesenseOptions extends TypesenseConnection {
    * SQLite reader creates an empty file: a replica that starts before ingestion serves an empty index.
    */
   create?: boolean;
+  /**
+   * How long start-up waits for an unreachable cluster (default 60 s), so that replicas started
+   * together with Typesense do not crash-loop while it elects a leader. Other errors fail at once.
+   */
+  startupWaitMs?: number;
+}
+
+async function resolveWhenReachable(client: Client, alias: string, create: boolean, waitMs: number): Promise<void> {
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    try {
+      await resolveCollection(client, alias, { create });
+      return;
+    } catch (error) {
+      const cause = error instanceof Error && error.cause !== undefined ? error.cause : error;
+      if (!isRetryable(cause) || Date.now() >= deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+  }
 }
 
 /** Opens the index port on Typesense: checks the alias and its layout version, then reads through the alias. */
 export async function openTypesenseIndex(options: OpenTypesenseOptions): Promise<TypesenseIndex> {
   const client = createTypesenseClient(options);
   const alias = options.alias ?? COLLECTIONS[options.collection ?? 'web'];
-  await resolveCollection(client, alias, { create: options.create ?? true });
+  await resolveWhenReachable(client, alias, options.create ?? true, options.startupWaitMs ?? 60_000);
   // A probe must answer within its own timeout: one short try per node, no waiting in between.
   const healthClient = createTypesenseClient({ ...options, connectionTimeoutSeconds: 2, numRetries: Math.max(0, options.nodes.length - 1), retryIntervalSeconds: 0 });
   return new TypesenseIndex(client, { collection: alias, healthClient });

@@ -3,6 +3,7 @@ import { createTypesenseClient } from '../index/typesense/client.ts';
 import { aliasTarget } from '../index/typesense/collections.ts';
 import { copySqliteToTypesense } from '../index/typesense/copy.ts';
 import { COLLECTIONS, type CollectionKind } from '../index/typesense/schema.ts';
+import { fediverseIndexFile } from '../ingest/fediverse/paths.ts';
 import { loadConfig } from './config.ts';
 
 // `fundus index ...`: moving the embedded index into a Typesense cluster and looking at it.
@@ -16,7 +17,7 @@ copy     reads every record of DIR/index.sqlite (read-only, a consistent snapsho
          the alias (fundus_web) is switched to it in one step, so searches never see a partial
          index. The previous collection is kept for a rollback unless --drop-previous is given.
   --collection web|fediverse   which index (default web)
-  --sqlite-file FILE           copy from this file instead of DIR/index.sqlite
+  --sqlite-file FILE           copy from this file instead of DIR/index.sqlite (DIR/fediverse.sqlite)
   --batch-size N               records per JSONL import request (default 200)
   --drop-previous              delete the collection the alias pointed at before
 status   prints where the alias points and how many records the collection holds.
@@ -31,10 +32,11 @@ function typesenseSettings(data: string | undefined, env: NodeJS.ProcessEnv) {
   return { nodes: config.index.nodes, apiKey: config.index.apiKey };
 }
 
-function sqliteIndexFile(data: string | undefined, env: NodeJS.ProcessEnv): string {
+/** The embedded index of this kind in the data dir: index.sqlite (web) or fediverse.sqlite. */
+function sqliteIndexFile(data: string | undefined, env: NodeJS.ProcessEnv, kind: CollectionKind): string {
   const config = loadConfig({ data, index: 'sqlite' }, env);
   if (config.index.kind !== 'sqlite') throw new Error('unreachable: index kind');
-  return config.index.file;
+  return kind === 'fediverse' ? fediverseIndexFile(config.dataDir) : config.index.file;
 }
 
 function collectionKind(value: string | undefined): CollectionKind {
@@ -60,7 +62,7 @@ async function copy(argv: string[], env: NodeJS.ProcessEnv, out: NodeJS.Writable
   const batchSize = values['batch-size'] === undefined ? 200 : Number(values['batch-size']);
   if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 10_000) throw new UsageError('--batch-size must be a whole number from 1 to 10000');
   const kind = collectionKind(values.collection);
-  const file = values['sqlite-file'] ?? sqliteIndexFile(values.data, env);
+  const file = values['sqlite-file'] ?? sqliteIndexFile(values.data, env, kind);
   const client = createTypesenseClient(typesenseSettings(values.data, env));
   const started = Date.now();
   const summary = await copySqliteToTypesense({

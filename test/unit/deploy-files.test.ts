@@ -61,7 +61,7 @@ describe('the image (infra/Dockerfile, .dockerignore)', () => {
   it('builds in one stage and runs in another, as a non-root user, with a health check', () => {
     expect(dockerfile.match(/^FROM /gm)?.length).toBe(2);
     expect(dockerfile).toMatch(/RUN --mount=type=cache,target=\/root\/\.npm npm ci/);
-    expect(dockerfile).toMatch(/npm run build && npm prune --omit=dev/);
+    expect(dockerfile).toMatch(/npx tsc -p infra\/tsconfig\.image\.json && npm prune --omit=dev/);
     expect(dockerfile).toMatch(/^USER 10001:10001$/m);
     expect(dockerfile).toMatch(/^HEALTHCHECK .*CMD \["node", "infra\/healthcheck\.mjs"\]$/m);
     expect(dockerfile).toMatch(/^ENTRYPOINT \["node", "bin\/fundus\.js"\]$/m);
@@ -73,6 +73,13 @@ describe('the image (infra/Dockerfile, .dockerignore)', () => {
       expect(dockerfile).toContain(` ./${path}`);
     }
     expect(existsSync(resolve(ROOT, 'services/search-web/static'))).toBe(true);
+  });
+
+  it('compiles only services/, which imports nothing from test/ or scripts/', () => {
+    const config = JSON.parse(read('infra/tsconfig.image.json'));
+    expect(config.include).toEqual(['../services/**/*.ts']);
+    const offenders = spawnSync('grep', ['-rlE', "from '(\\.\\./)+(test|scripts)/", resolve(ROOT, 'services')], { encoding: 'utf8' }).stdout.trim();
+    expect(offenders).toBe('');
   });
 
   it('keeps secrets, local data and node_modules out of the build context', () => {

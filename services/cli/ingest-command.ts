@@ -63,7 +63,8 @@ export async function ingestInputs(
     const summary = await ingest(inputs, {
       index,
       extract: (input) => pool.extract(input),
-      classifyTopic: config.topicLlm ? createLlmTopicClassifier({ ...config.topicLlm, fallback: classifyTopicByKeywords }) : classifyTopicByKeywords,
+      prepare: (doc) => pool.prepare(doc),
+      ...(config.topicLlm && { classifyTopic: createLlmTopicClassifier({ ...config.topicLlm, fallback: classifyTopicByKeywords }) }),
       maxBytes: run.maxBytes,
       concurrency: run.workers * 4,
       onEvent: progress.onEvent,

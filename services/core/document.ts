@@ -11,6 +11,17 @@ export const MIME_BY_DOCUMENT_TYPE: Record<DocumentType, string> = {
   odt: 'application/vnd.oasis.opendocument.text',
 };
 
+/**
+ * The CPU-heavy derivations of a document for the index (German analysis, SimHash, offline topic),
+ * computed in the extraction workers so that the single index writer only writes.
+ */
+export interface IndexPreparation {
+  title: { exact: string; base: string };
+  body: { exact: string; base: string };
+  fingerprint: string | null;
+  topic: string | null;
+}
+
 /** What an extractor reads out of one file's bytes, before ids and sources are assigned. */
 export interface ExtractedDocument {
   documentType: DocumentType;
@@ -32,6 +43,8 @@ export interface ExtractedDocument {
   noindex: boolean;
   /** Per-format extras (page count, author, keywords, ...). */
   content: Record<string, unknown>;
+  /** Precomputed by the worker that extracted it; never stored. */
+  prepared?: IndexPreparation;
 }
 
 /** A document as stored in an index: extraction plus identity, source and fingerprints. */
@@ -64,6 +77,8 @@ export interface StoredDocument {
   duplicateOf: string | null;
   /** When this record last changed in the index (ISO 8601). */
   changedAt: string;
+  /** Analysed title and body computed ahead (ingestion workers); never stored, not part of the record. */
+  prepared?: Pick<IndexPreparation, 'title' | 'body'>;
 }
 
 /** The date that `max_age_months` measures: the later of modification and publication (spec 2). */

@@ -4,7 +4,9 @@ import { analyzeWord, tokenize, type QueryTerm } from './analysis/index.ts';
 // same analysis as the index, so "Häuser" highlights "Hauses" and "Wahl" finds "Bundestagswahl".
 
 export const SNIPPET_LENGTH = 240;
-const SCAN_LIMIT = 200_000; // characters: a snippet never needs to read a whole book
+const SCAN_LIMIT = 500_000; // characters: a snippet never needs to read a whole book
+const FALLBACK_SCAN = 50_000;
+const MAX_MATCHES = 400;
 
 export interface TermMatch {
   start: number;
@@ -12,14 +14,50 @@ export interface TermMatch {
   term: number;
 }
 
-/** Where the query terms occur in `text` (exact or word form), in text order. */
+const WORD_CHAR = /[\p{L}\p{N}\p{M}]/u;
+
+function termIndexOf(word: string, terms: QueryTerm[]): number {
+  const analysis = analyzeWord(word);
+  return terms.findIndex((t) => t.exact === analysis.exact || t.bases.some((b) => analysis.bases.includes(b)));
+}
+
+function escapeRegExp(value: string): string {
+  return value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** A folded form as a pattern over raw text: "mueller" also matches "Müller", "strasse" "Straße". */
+function foldedPattern(folded: string): string {
+  return escapeRegExp(folded)
+    .replace(/ae|oe|ue|ss|a|o|u/g, (m) => ({ ae: '(?:ae|ä)', oe: '(?:oe|ö)', ue: '(?:ue|ü)', ss: '(?:ss|ß)', a: '[aä]', o: '[oö]', u: '[uü]' })[m]!);
+}
+
+/**
+ * Where the query terms occur in `text` (exact or word form), in text order. A regular expression
+ * over the raw text finds candidate words (exact forms and stems, also inside compounds); only
+ * those words are analysed, so long documents cost little.
+ */
 export function findTermMatches(text: string, terms: QueryTerm[], scanLimit = SCAN_LIMIT): TermMatch[] {
   if (terms.length === 0) return [];
-  const matches: TermMatch[] = [];
   const scanned = text.length > scanLimit ? text.slice(0, scanLimit) : text;
-  for (const token of tokenize(scanned)) {
-    const word = analyzeWord(token.word);
-    const term = terms.findIndex((t) => t.exact === word.exact || t.bases.some((b) => word.bases.includes(b)));
+  const forms = [...new Set(terms.flatMap((t) => [t.exact, ...t.bases]).filter((f) => f.length >= 2))].sort((a, b) => b.length - a.length);
+  const candidates = new RegExp(forms.map(foldedPattern).join('|'), 'giu');
+  const matches: TermMatch[] = [];
+  let lastStart = -1;
+  for (const candidate of scanned.matchAll(candidates)) {
+    let start = candidate.index;
+    let end = start + candidate[0].length;
+    while (start > 0 && WORD_CHAR.test(scanned[start - 1])) start--;
+    while (end < scanned.length && WORD_CHAR.test(scanned[end])) end++;
+    if (start === lastStart) continue;
+    lastStart = start;
+    const term = termIndexOf(scanned.slice(start, end), terms);
+    if (term >= 0) matches.push({ start, end, term });
+    if (matches.length >= MAX_MATCHES) break;
+  }
+  if (matches.length > 0) return matches;
+  // Irregular forms whose stem is not a substring of the word (rare): analyse word by word.
+  for (const token of tokenize(scanned.length > FALLBACK_SCAN ? scanned.slice(0, FALLBACK_SCAN) : scanned)) {
+    const term = termIndexOf(token.word, terms);
     if (term >= 0) matches.push({ start: token.start, end: token.end, term });
   }
   return matches;

@@ -1,3 +1,4 @@
+import { analyzeForIndex } from '../core/analysis/index.ts';
 import type { ExtractedDocument, StoredDocument } from '../core/document.ts';
 import { contentHashOf, fingerprintOf } from '../core/text.ts';
 import { documentIdForUrl, hostOf, normalizeUrl, registrableDomain, sourceIdFor } from '../core/urls.ts';
@@ -48,12 +49,15 @@ export function buildStoredDocument(item: IngestItem, extracted: ExtractedDocume
     dates: extracted.dates,
     fetchedAt: item.fetchedAt,
     contentHash: contentHashOf(`${title}\n${extracted.text}`),
-    fingerprint: fingerprintOf(extracted.text),
+    fingerprint: extracted.prepared ? extracted.prepared.fingerprint : fingerprintOf(extracted.text),
     topic,
     isNews: extracted.isNews,
     // Remember where a copy was fetched when it named another URL as canonical.
     content: normalizeUrl(item.url) === canonicalUrl ? extracted.content : { ...extracted.content, fetched_url: normalizeUrl(item.url) },
     duplicateOf: null,
     changedAt: now.toISOString(),
+    ...(extracted.prepared && {
+      prepared: { title: title === extracted.title ? extracted.prepared.title : analyzeForIndex(title), body: extracted.prepared.body },
+    }),
   };
 }

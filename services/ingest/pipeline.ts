@@ -2,6 +2,7 @@ import type { ExtractedDocument } from '../core/document.ts';
 import type { DocumentIndex } from '../core/index-port.ts';
 import { storeDocument, type StoreOutcome } from '../core/use-cases/store-document.ts';
 import { buildStoredDocument } from './build-document.ts';
+import { classifyTopicByKeywords } from './topics/keyword-classifier.ts';
 import { isProblem, type IngestInput, type IngestItem } from './item.ts';
 
 // The ingestion pipeline: extraction runs in parallel (a worker pool with time and memory limits),
@@ -11,6 +12,9 @@ import { isProblem, type IngestInput, type IngestItem } from './item.ts';
 export interface IngestDeps {
   index: DocumentIndex;
   extract(input: { bytes: Uint8Array; url: string; fileName?: string; headers?: Record<string, string> }): Promise<ExtractedDocument>;
+  /** Prepares a pre-extracted document for the index off the main thread (the extraction pool). */
+  prepare?(doc: ExtractedDocument): Promise<ExtractedDocument>;
+  /** A topic classifier other than the offline one the workers run (e.g. an AI endpoint). */
   classifyTopic?(doc: { title: string; text: string; url: string }): Promise<string | null> | string | null;
   /** Files larger than this are skipped without being read. */
   maxBytes: number;
@@ -70,12 +74,16 @@ export async function ingest(inputs: AsyncIterable<IngestInput> | Iterable<Inges
   };
 
   async function classify(extracted: ExtractedDocument, url: string): Promise<string | null> {
-    return deps.classifyTopic ? deps.classifyTopic({ title: extracted.title, text: extracted.text, url }) : null;
+    if (deps.classifyTopic) return deps.classifyTopic({ title: extracted.title, text: extracted.text, url });
+    return extracted.prepared ? extracted.prepared.topic : classifyTopicByKeywords(extracted);
   }
 
   async function prepare(item: IngestItem): Promise<Prepared> {
     try {
-      if (item.extracted) return { item, extracted: item.extracted, topic: item.topic !== undefined ? item.topic : await classify(item.extracted, item.url) };
+      if (item.extracted) {
+        const extracted = deps.prepare ? await deps.prepare(item.extracted) : item.extracted;
+        return { item, extracted, topic: item.topic !== undefined ? item.topic : await classify(extracted, item.url) };
+      }
       if (item.size !== undefined && item.size > deps.maxBytes) return { label: item.label, reason: `TOO_LARGE: ${item.size} bytes` };
       const bytes = await item.read();
       if (bytes.length > deps.maxBytes) return { label: item.label, reason: `TOO_LARGE: ${bytes.length} bytes` };

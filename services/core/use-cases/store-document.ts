@@ -1,6 +1,6 @@
 import type { StoredDocument } from '../document.ts';
 import type { DocumentIndex, WriteOutcome } from '../index-port.ts';
-import { shingleSimilarity } from '../text.ts';
+import { normalizeText, shingleSimilarity } from '../text.ts';
 import { documentIdForUrl, normalizeUrl } from '../urls.ts';
 
 // The duplicate rules of DESIGN.md section 3, applied the same way for every index adapter:
@@ -32,8 +32,15 @@ export async function storeDocument(index: DocumentIndex, doc: StoredDocument): 
 
   let record = doc;
   if (doc.fingerprint && !sameText) {
+    // Same title as well: pages that share one text under different names (man page aliases such
+    // as bunzip2/bzip2recover) are different documents to a searcher.
+    const title = normalizeText(doc.title);
     const near = (await index.findByFingerprint(doc.fingerprint, NEAR_DUPLICATE_BITS)).find(
-      (other) => other.id !== doc.id && !other.duplicateOf && shingleSimilarity(other.text, doc.text) >= NEAR_DUPLICATE_SIMILARITY,
+      (other) =>
+        other.id !== doc.id &&
+        !other.duplicateOf &&
+        normalizeText(other.title) === title &&
+        shingleSimilarity(other.text, doc.text) >= NEAR_DUPLICATE_SIMILARITY,
     );
     if (near) record = { ...doc, duplicateOf: near.id };
   }

@@ -116,7 +116,7 @@ function toRow(doc: StoredDocument): Omit<DocumentRow, 'seq'> & { age_date: stri
 
 /** Everything that makes a record different, except when it changed. */
 function signatureOf(doc: StoredDocument): string {
-  const { changedAt: _changedAt, ...rest } = doc;
+  const { changedAt: _changedAt, prepared: _prepared, ...rest } = doc;
   return JSON.stringify(rest);
 }
 
@@ -296,8 +296,8 @@ export class SqliteIndex implements DocumentIndex {
       seq = Number(this.statement(`INSERT INTO documents (${ROW_COLUMNS}) VALUES (${ROW_PARAMS})`).run(prefixed(row)).lastInsertRowid);
     }
     if (!doc.duplicateOf) {
-      const title = analyzeForIndex(doc.title);
-      const body = analyzeForIndex(doc.text);
+      const title = doc.prepared?.title ?? analyzeForIndex(doc.title);
+      const body = doc.prepared?.body ?? analyzeForIndex(doc.text);
       this.statement(
         'INSERT INTO documents_fts (rowid, title_exact, body_exact, title_base, body_base, facets) VALUES (?, ?, ?, ?, ?, ?)',
       ).run(seq, title.exact, body.exact, title.base, body.base, facetsOf(doc));

@@ -28,13 +28,17 @@ export interface ExtractJobOptions {
 }
 
 export interface ExtractionPool {
+  /** Extracts a file and prepares it for the index (analysis, fingerprint, topic). */
   extract(input: ExtractInput, job?: ExtractJobOptions): Promise<ExtractedDocument>;
+  /** Prepares an already extracted document for the index, on the pool's threads. */
+  prepare(doc: ExtractedDocument): Promise<ExtractedDocument>;
   close(): Promise<void>;
 }
 
 interface Pending {
   id: number;
   input: ExtractInput;
+  preExtracted?: ExtractedDocument;
   hook?: TestOnlyHook;
   resolve(doc: ExtractedDocument): void;
   reject(error: ExtractionError): void;
@@ -160,7 +164,7 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
       // A fresh copy is transferred: the caller's bytes may be a Buffer on Node's shared pool slab
       // (untransferable), and `Buffer.slice()` would not copy at all.
       const bytes = new Uint8Array(job.input.bytes);
-      const message: WorkerJob = { id: job.id, input: { ...job.input, bytes }, testOnlyHook: job.hook };
+      const message: WorkerJob = { id: job.id, input: { ...job.input, bytes }, preExtracted: job.preExtracted, testOnlyHook: job.hook };
       try {
         slot.worker.postMessage(message, [bytes.buffer]);
       } catch (error) {
@@ -183,6 +187,14 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
       if (input.bytes.length === 0) return Promise.reject(new ExtractionError('EMPTY_FILE'));
       return new Promise<ExtractedDocument>((resolve, reject) => {
         queue.push({ id: nextId++, input, hook: job.testOnlyHook, resolve, reject });
+        dispatch();
+      });
+    },
+    prepare(doc) {
+      if (closing) return Promise.reject(new ExtractionError('POOL_CLOSED'));
+      if (broken) return Promise.reject(broken);
+      return new Promise<ExtractedDocument>((resolve, reject) => {
+        queue.push({ id: nextId++, input: { bytes: new Uint8Array(0), url: '' }, preExtracted: doc, resolve, reject });
         dispatch();
       });
     },

@@ -4,6 +4,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { ExtractedDocument } from '../../core/document.ts';
 import { toExtractionError } from './errors.ts';
+import { prepareForIndex } from '../prepare.ts';
 import { type ExtractInput, type ExtractOptions, extractDocument } from './extract-document.ts';
 
 /** Behaviours that only tests request, to prove the pool survives a stuck, bloated or dying worker. */
@@ -12,6 +13,8 @@ export type TestOnlyHook = 'hang' | 'exhaust-memory' | 'exit';
 export interface WorkerJob {
   id: number;
   input: ExtractInput;
+  /** A document extracted elsewhere (pre-extracted records): only prepared for the index. */
+  preExtracted?: ExtractedDocument;
   testOnlyHook?: TestOnlyHook;
 }
 
@@ -40,7 +43,8 @@ if (!port) throw new Error('worker.ts must run as a worker thread');
 port.on('message', async (job: WorkerJob) => {
   try {
     if (job.testOnlyHook) runTestOnlyHook(job.testOnlyHook);
-    const doc = await extractDocument(job.input, options);
+    const doc = job.preExtracted ?? (await extractDocument(job.input, options));
+    doc.prepared = prepareForIndex(doc);
     port.postMessage({ id: job.id, ok: true, doc } satisfies WorkerReply);
   } catch (error) {
     const e = toExtractionError(error);

@@ -57,8 +57,8 @@ export interface DocumentIndex {
   put(document: StoredDocument): Promise<WriteOutcome>;
   /** The primary record holding this exact normalised text, if any. */
   findByContentHash(contentHash: string): Promise<StoredDocument | null>;
-  /** Records whose fingerprint is within `maxDistance` bits of this one (near-duplicate candidates). */
-  findByFingerprint(fingerprint: string, maxDistance: number): Promise<StoredDocument[]>;
+  /** Primary records whose title has this key (`titleKeyOf`): near-duplicate candidates, at most `limit`. */
+  findByTitleKey(titleKey: string, limit: number): Promise<StoredDocument[]>;
   /** Records another URL as a duplicate of a primary record: its id resolves to the primary. */
   addAlias(aliasId: string, url: string, primaryId: string): Promise<void>;
   /** Removes a record (and aliases pointing at it). */

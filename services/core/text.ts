@@ -22,28 +22,46 @@ function shinglesOf(text: string): string[] {
   return shingles;
 }
 
-/** Two independent 32-bit FNV-1a hashes make the 64 bits of a shingle. */
-function hash64(value: string): [number, number] {
-  let a = 0x811c9dc5;
-  let b = 0x01000193 ^ 0x5bd1e995;
-  for (let i = 0; i < value.length; i++) {
-    const c = value.charCodeAt(i);
-    a = Math.imul(a ^ c, 0x01000193);
-    b = Math.imul(b ^ c, 0x5bd1e995) ^ (b >>> 13);
-  }
-  return [a >>> 0, b >>> 0];
+/** Two independent 32-bit hashes of each word (FNV-1a and a murmur-style mix). */
+function wordHashes(text: string): { high: Uint32Array; low: Uint32Array } {
+  const words = text.toLowerCase().match(WORD) ?? [];
+  const high = new Uint32Array(words.length);
+  const low = new Uint32Array(words.length);
+  words.forEach((word, index) => {
+    let a = 0x811c9dc5;
+    let b = 0x9747b28c;
+    for (let i = 0; i < word.length; i++) {
+      const c = word.charCodeAt(i);
+      a = Math.imul(a ^ c, 0x01000193);
+      b = Math.imul(b ^ c, 0x5bd1e995);
+      b ^= b >>> 15;
+    }
+    high[index] = a >>> 0;
+    low[index] = b >>> 0;
+  });
+  return { high, low };
 }
 
-/** 64-bit SimHash over word 3-shingles as 16 hex digits; null for texts too short to compare reliably. */
+/**
+ * 64-bit SimHash over the text's words, each weighted by its count, as 16 hex digits; null for
+ * texts too short to compare. Single words (not shingles) keep the hash stable under small edits:
+ * a changed footer line moves only a few features, so near-duplicates stay within a few bits.
+ */
 export function fingerprintOf(text: string): string | null {
-  const shingles = shinglesOf(text);
-  if (shingles.length < MIN_WORDS_FOR_FINGERPRINT) return null;
-  const weights = new Int32Array(64);
-  for (const shingle of shingles) {
-    const [high, low] = hash64(shingle);
+  const { high: hashHigh, low: hashLow } = wordHashes(text);
+  if (hashHigh.length < MIN_WORDS_FOR_FINGERPRINT) return null;
+  const counts = new Map<number, { low: number; count: number }>();
+  for (let i = 0; i < hashHigh.length; i++) {
+    const entry = counts.get(hashHigh[i]);
+    if (entry) entry.count++;
+    else counts.set(hashHigh[i], { low: hashLow[i], count: 1 });
+  }
+  const weights = new Float64Array(64);
+  for (const [high, { low, count }] of counts) {
+    const weight = 1 + Math.log(count);
     for (let bit = 0; bit < 32; bit++) {
-      weights[bit] += (high >>> bit) & 1 ? 1 : -1;
-      weights[32 + bit] += (low >>> bit) & 1 ? 1 : -1;
+      weights[bit] += (high >>> bit) & 1 ? weight : -weight;
+      weights[32 + bit] += (low >>> bit) & 1 ? weight : -weight;
     }
   }
   let high = 0;
@@ -53,6 +71,11 @@ export function fingerprintOf(text: string): string | null {
     if (weights[32 + bit] > 0) low |= 1 << bit;
   }
   return (high >>> 0).toString(16).padStart(8, '0') + (low >>> 0).toString(16).padStart(8, '0');
+}
+
+/** Key of a normalised title: near-duplicate candidates are the records with the same key. */
+export function titleKeyOf(title: string): string {
+  return createHash('sha256').update(normalizeText(title)).digest('hex').slice(0, 16);
 }
 
 /** Jaccard overlap of word 3-shingles: confirms a fingerprint candidate before two texts are merged. */

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { analyzeQuery } from '../../services/core/analysis/index.ts';
 import type { DocumentIndex, IndexQuery } from '../../services/core/index-port.ts';
 import { storeDocument } from '../../services/core/use-cases/store-document.ts';
+import { titleKeyOf } from '../../services/core/text.ts';
 import { documentIdForUrl } from '../../services/core/urls.ts';
 import { CONTRACT_DOCS, makeDoc } from '../helpers/documents.ts';
 
@@ -134,13 +135,11 @@ export function indexContract(name: string, createIndex: () => Promise<DocumentI
       expect(await storeDocument(index, b)).toBe('unchanged');
     });
 
-    it('finds records by content hash and fingerprint', async () => {
+    it('finds records by content hash and title key', async () => {
       expect((await index.findByContentHash(docs[1].contentHash))?.id).toBe(docs[1].id);
       expect(await index.findByContentHash('0'.repeat(64))).toBeNull();
-      const words = Array.from({ length: 60 }, (_, i) => `Begriff${i}`).join(' ');
-      const doc = makeDoc({ url: 'https://fp.example/1', title: 'FP', text: words });
-      await index.put(doc);
-      expect((await index.findByFingerprint(doc.fingerprint!, 3)).map((d) => d.id)).toEqual([doc.id]);
+      expect((await index.findByTitleKey(titleKeyOf('Neue  HÄUSER'), 10)).map((d) => d.id)).toEqual([docs[1].id]);
+      expect(await index.findByTitleKey(titleKeyOf('Gibt es nicht'), 10)).toEqual([]);
     });
 
     it('lists sources and stats', async () => {

@@ -26,9 +26,9 @@ describe('fundus ingest and serve (processes)', () => {
   });
 
   it('ingests the demo collection with their original URLs', async () => {
-    const stats = await (await fetch(`${server.urls.gateway}/v1/stats`)).json();
+    const stats = (await (await fetch(`${server.urls.gateway}/v1/stats`)).json()) as any;
     expect(stats.documents).toBeGreaterThanOrEqual(40);
-    const sources = await (await fetch(`${server.urls.gateway}/v1/sources`)).json();
+    const sources = (await (await fetch(`${server.urls.gateway}/v1/sources`)).json()) as any;
     expect(sources.sources.length).toBeGreaterThanOrEqual(5);
     expect(sources.sources.every((s: any) => s.domain.endsWith('.example'))).toBe(true);
   });
@@ -45,7 +45,7 @@ describe('fundus ingest and serve (processes)', () => {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ q: 'Häuser' }),
     });
-    const body = await response.json();
+    const body = (await response.json()) as any;
     expect(response.status).toBe(200);
     expect(body.total).toBeGreaterThan(0);
     expect(body.results[0].url).toMatch(/^https:\/\//);

@@ -55,7 +55,7 @@ describe('the shared corpus through ingest and the API', () => {
 
   const record = async (url: string) => {
     const response = await fetch(`${base}/v1/documents/${documentIdForUrl(url)}`);
-    return response.status === 200 ? response.json() : null;
+    return response.status === 200 ? ((await response.json()) as any) : null;
   };
   const search = async (body: Record<string, unknown>) => (await postJson(`${base}/v1/search`, { limit: 50, ...body })).body;
 

@@ -39,7 +39,7 @@ describe('demo collection through ingest and the API', () => {
   };
   const record = async (path: string) => {
     const response = await fetch(`${base}/v1/documents/${documentIdForUrl(urls.get(path)!)}`);
-    return response.status === 200 ? response.json() : null;
+    return response.status === 200 ? ((await response.json()) as any) : null;
   };
 
   beforeAll(async () => {

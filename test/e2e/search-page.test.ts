@@ -7,6 +7,10 @@ import { launchChromium } from '../helpers/chromium.ts';
 import { CONTRACT_DOCS, makeDoc } from '../helpers/documents.ts';
 import { mastodonStatus, realPublicGuard, sampleFediverseFiles, startTestSearchWeb, type TestSearchWeb } from '../helpers/search-web.ts';
 
+// Code passed to page.evaluate runs in the browser, where these exist.
+declare const document: any;
+declare const window: any;
+
 // The search page in a real headless Chromium (Debian's chromium via playwright-core), under its real
 // Content-Security-Policy and the real public budget of 60 requests a minute: search, filter, page
 // onward, switch tabs (mouse and keyboard), the 429 state, a phone-sized screen, and axe-core checks.

@@ -1,6 +1,6 @@
 import type { StoredDocument } from '../document.ts';
 import type { DocumentIndex, WriteOutcome } from '../index-port.ts';
-import { normalizeText, shingleSimilarity } from '../text.ts';
+import { shingleSimilarity, titleKeyOf } from '../text.ts';
 import { documentIdForUrl, normalizeUrl } from '../urls.ts';
 
 // The duplicate rules of DESIGN.md section 3, applied the same way for every index adapter:
@@ -9,8 +9,8 @@ import { documentIdForUrl, normalizeUrl } from '../urls.ts';
 
 export type StoreOutcome = WriteOutcome | 'duplicate' | 'near_duplicate';
 
-const NEAR_DUPLICATE_BITS = 3;
 const NEAR_DUPLICATE_SIMILARITY = 0.85;
+const NEAR_DUPLICATE_CANDIDATES = 50;
 
 export async function storeDocument(index: DocumentIndex, doc: StoredDocument): Promise<StoreOutcome> {
   const fetchedUrl = typeof doc.content.fetched_url === 'string' ? doc.content.fetched_url : null;
@@ -32,15 +32,11 @@ export async function storeDocument(index: DocumentIndex, doc: StoredDocument): 
 
   let record = doc;
   if (doc.fingerprint && !sameText) {
-    // Same title as well: pages that share one text under different names (man page aliases such
-    // as bunzip2/bzip2recover) are different documents to a searcher.
-    const title = normalizeText(doc.title);
-    const near = (await index.findByFingerprint(doc.fingerprint, NEAR_DUPLICATE_BITS)).find(
-      (other) =>
-        other.id !== doc.id &&
-        !other.duplicateOf &&
-        normalizeText(other.title) === title &&
-        shingleSimilarity(other.text, doc.text) >= NEAR_DUPLICATE_SIMILARITY,
+    // A near-duplicate repeats a record's title and most of its text (the same page fetched twice
+    // with another footer line). Pages that share one text under different names (man page aliases
+    // such as bunzip2/bzip2recover) are different documents to a searcher.
+    const near = (await index.findByTitleKey(titleKeyOf(doc.title), NEAR_DUPLICATE_CANDIDATES)).find(
+      (other) => other.id !== doc.id && !other.duplicateOf && shingleSimilarity(other.text, doc.text) >= NEAR_DUPLICATE_SIMILARITY,
     );
     if (near) record = { ...doc, duplicateOf: near.id };
   }

@@ -31,6 +31,7 @@ export function createSchema(db: DatabaseSync): void {
       dates TEXT NOT NULL,
       fetched_at TEXT NOT NULL,
       content_hash TEXT NOT NULL,
+      title_key TEXT NOT NULL,
       fingerprint TEXT,
       topic TEXT,
       is_news INTEGER NOT NULL,
@@ -41,10 +42,7 @@ export function createSchema(db: DatabaseSync): void {
     CREATE INDEX IF NOT EXISTS documents_content_hash ON documents(content_hash) WHERE duplicate_of IS NULL;
     CREATE INDEX IF NOT EXISTS documents_source ON documents(source_domain) WHERE duplicate_of IS NULL;
     CREATE INDEX IF NOT EXISTS documents_newest ON documents(age_date) WHERE duplicate_of IS NULL;
-    CREATE TABLE IF NOT EXISTS fingerprint_bands (
-      band INTEGER NOT NULL, value TEXT NOT NULL, seq INTEGER NOT NULL,
-      PRIMARY KEY (band, value, seq)
-    ) WITHOUT ROWID;
+    CREATE INDEX IF NOT EXISTS documents_title_key ON documents(title_key) WHERE duplicate_of IS NULL;
     CREATE TABLE IF NOT EXISTS aliases (alias_id TEXT PRIMARY KEY, url TEXT NOT NULL, document_id TEXT NOT NULL);
     CREATE INDEX IF NOT EXISTS aliases_document ON aliases(document_id);
     CREATE VIRTUAL TABLE IF NOT EXISTS documents_fts USING fts5(

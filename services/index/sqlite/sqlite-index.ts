@@ -4,6 +4,7 @@ import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { analyzeForIndex } from '../../core/analysis/index.ts';
 import { ageDateOf, type DocumentType, type StoredDocument } from '../../core/document.ts';
 import type { DocumentIndex, IndexHit, IndexQuery, IndexSearchResult, IndexStats, SourceCount, WriteOutcome } from '../../core/index-port.ts';
+import { titleKeyOf } from '../../core/text.ts';
 import { buildExactMatch, buildMatch, facetsOf } from './fts-query.ts';
 import { checkSchemaVersion, createSchema } from './schema.ts';
 
@@ -41,22 +42,6 @@ interface DocumentRow {
   changed_at: string;
 }
 
-const FINGERPRINT_BANDS = 4; // 64 bits in 4 bands of 16: any fingerprint within 3 bits shares a band
-
-function bandsOf(fingerprint: string): string[] {
-  return Array.from({ length: FINGERPRINT_BANDS }, (_, i) => fingerprint.slice(i * 4, i * 4 + 4));
-}
-
-function hammingDistance(a: string, b: string): number {
-  let x = BigInt(`0x${a}`) ^ BigInt(`0x${b}`);
-  let count = 0;
-  while (x) {
-    count += Number(x & 1n);
-    x >>= 1n;
-  }
-  return count;
-}
-
 function toDocument(row: DocumentRow): StoredDocument {
   return {
     id: row.id,
@@ -85,7 +70,7 @@ function toDocument(row: DocumentRow): StoredDocument {
   };
 }
 
-function toRow(doc: StoredDocument): Omit<DocumentRow, 'seq'> & { age_date: string | null } {
+function toRow(doc: StoredDocument): Omit<DocumentRow, 'seq'> & { age_date: string | null; title_key: string } {
   return {
     id: doc.id,
     url: doc.url,
@@ -105,6 +90,7 @@ function toRow(doc: StoredDocument): Omit<DocumentRow, 'seq'> & { age_date: stri
     dates: JSON.stringify(doc.dates),
     fetched_at: doc.fetchedAt,
     content_hash: doc.contentHash,
+    title_key: titleKeyOf(doc.title),
     fingerprint: doc.fingerprint,
     topic: doc.topic,
     is_news: doc.isNews ? 1 : 0,
@@ -121,7 +107,7 @@ function signatureOf(doc: StoredDocument): string {
 }
 
 const ROW_COLUMNS = `id, url, canonical_url, host, source_domain, source_id, title, text, content_type, document_type, language,
-  published_at, modified_at, content_date, age_date, dates, fetched_at, content_hash, fingerprint, topic, is_news, content,
+  published_at, modified_at, content_date, age_date, dates, fetched_at, content_hash, title_key, fingerprint, topic, is_news, content,
   duplicate_of, changed_at`;
 const ROW_PARAMS = ROW_COLUMNS.split(',').map((c) => `$${c.trim()}`).join(', ');
 
@@ -291,7 +277,6 @@ export class SqliteIndex implements DocumentIndex {
       seq = existing.seq;
       this.statement(`UPDATE documents SET (${ROW_COLUMNS}) = (${ROW_PARAMS}) WHERE seq = $seq`).run({ ...prefixed(row), $seq: seq });
       this.statement('DELETE FROM documents_fts WHERE rowid = ?').run(seq);
-      this.statement('DELETE FROM fingerprint_bands WHERE seq = ?').run(seq);
     } else {
       seq = Number(this.statement(`INSERT INTO documents (${ROW_COLUMNS}) VALUES (${ROW_PARAMS})`).run(prefixed(row)).lastInsertRowid);
     }
@@ -301,10 +286,6 @@ export class SqliteIndex implements DocumentIndex {
       this.statement(
         'INSERT INTO documents_fts (rowid, title_exact, body_exact, title_base, body_base, facets) VALUES (?, ?, ?, ?, ?, ?)',
       ).run(seq, title.exact, body.exact, title.base, body.base, facetsOf(doc));
-    }
-    if (doc.fingerprint) {
-      const insertBand = this.statement('INSERT OR IGNORE INTO fingerprint_bands (band, value, seq) VALUES (?, ?, ?)');
-      bandsOf(doc.fingerprint).forEach((value, band) => insertBand.run(band, value, seq));
     }
     this.statement(`INSERT INTO meta (key, value) VALUES ('last_document_change', ?1)
       ON CONFLICT(key) DO UPDATE SET value = max(value, ?1)`).run(doc.changedAt);
@@ -318,17 +299,12 @@ export class SqliteIndex implements DocumentIndex {
     return row ? toDocument(row) : null;
   }
 
-  async findByFingerprint(fingerprint: string, maxDistance: number): Promise<StoredDocument[]> {
-    const candidates = new Map<number, DocumentRow>();
-    const lookup = this.statement(
-      'SELECT d.* FROM fingerprint_bands b JOIN documents d ON d.seq = b.seq WHERE b.band = ? AND b.value = ?',
-    );
-    bandsOf(fingerprint).forEach((value, band) => {
-      for (const row of lookup.all(band, value) as unknown as DocumentRow[]) candidates.set(row.seq, row);
-    });
-    return [...candidates.values()]
-      .filter((row) => row.fingerprint && hammingDistance(row.fingerprint, fingerprint) <= maxDistance)
-      .map(toDocument);
+  async findByTitleKey(titleKey: string, limit: number): Promise<StoredDocument[]> {
+    const rows = this.statement('SELECT * FROM documents WHERE title_key = ? AND duplicate_of IS NULL ORDER BY seq DESC LIMIT ?').all(
+      titleKey,
+      limit,
+    ) as unknown as DocumentRow[];
+    return rows.map(toDocument);
   }
 
   async addAlias(aliasId: string, url: string, primaryId: string): Promise<void> {
@@ -343,7 +319,6 @@ export class SqliteIndex implements DocumentIndex {
       const row = this.statement('SELECT seq FROM documents WHERE id = ?').get(id) as { seq: number } | undefined;
       if (!row) return false;
       this.statement('DELETE FROM documents_fts WHERE rowid = ?').run(row.seq);
-      this.statement('DELETE FROM fingerprint_bands WHERE seq = ?').run(row.seq);
       this.statement('DELETE FROM documents WHERE seq = ?').run(row.seq);
       this.statement('DELETE FROM aliases WHERE document_id = ?').run(id);
       this.statement(`INSERT INTO meta (key, value) VALUES ('last_document_change', ?1)

@@ -24,7 +24,7 @@ export function candidateRequests(query: IndexQuery, collection: string, page: n
     q: '*',
     filter_by: matchFilter({ ...query, terms: query.terms.slice(0, MAX_FILTER_TERMS) }),
     sort_by: 'age_ts:desc,changed_ts:desc',
-    exclude_fields: 'title_exact,all_exact,title_terms,host_keys,fp_bands',
+    exclude_fields: 'title_exact,all_exact,title_terms,host_keys',
     highlight_fields: 'none',
     highlight_full_fields: 'none',
     enable_highlight_v1: false,

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { analyzeForIndex } from '../../core/analysis/index.ts';
 import { ageDateOf, type DocumentType, type StoredDocument } from '../../core/document.ts';
+import { titleKeyOf } from '../../core/text.ts';
 import { hostSuffixes } from '../sqlite/fts-query.ts';
 
 // A stored document as a Typesense record, and back. Every value that a filter compares is a
@@ -37,22 +38,6 @@ export function topicKey(topic: string): string {
 /** Key of a document id on alias records, to find and delete the aliases of a record. */
 export function idKey(id: string): string {
   return `i${hash(id)}`;
-}
-
-const FINGERPRINT_BANDS = 4; // 64 bits in 4 bands of 16: any fingerprint within 3 bits shares a band
-
-export function fingerprintBands(fingerprint: string): string[] {
-  return Array.from({ length: FINGERPRINT_BANDS }, (_, i) => `f${i}${fingerprint.slice(i * 4, i * 4 + 4).toLowerCase()}`);
-}
-
-export function hammingDistance(a: string, b: string): number {
-  let x = BigInt(`0x${a}`) ^ BigInt(`0x${b}`);
-  let count = 0;
-  while (x) {
-    count += Number(x & 1n);
-    x >>= 1n;
-  }
-  return count;
 }
 
 /** Epoch seconds of an ISO date or timestamp; null when it does not parse (treated as undated). */
@@ -94,7 +79,7 @@ export function toRecord(doc: StoredDocument): TypesenseRecord {
   put(record, 'changed_ts', epochSeconds(doc.changedAt));
   record.source_domain = doc.sourceDomain;
   record.content_hash = doc.contentHash;
-  if (doc.fingerprint) record.fp_bands = fingerprintBands(doc.fingerprint);
+  record.title_key = titleKeyOf(doc.title);
 
   record.url = doc.url;
   record.canonical_url = doc.canonicalUrl;

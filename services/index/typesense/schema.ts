@@ -45,7 +45,7 @@ const INDEXED: FieldSpec[] = [
   { name: 'changed_ts', type: 'int64', optional: true },
   { name: 'source_domain', type: 'string', optional: true, facet: true },
   { name: 'content_hash', type: 'string', optional: true },
-  { name: 'fp_bands', type: 'string[]', optional: true },
+  { name: 'title_key', type: 'string', optional: true }, // near-duplicate candidates share it
   { name: 'alias_key', type: 'string', optional: true }, // on alias records: key of the primary id
 ];
 
@@ -59,7 +59,7 @@ const STORED = [
 export const STORED_FIELDS: readonly string[] = STORED;
 
 /** Index-only fields: never sent back with search hits (they are large and only serve matching). */
-export const INDEX_ONLY_FIELDS = ['title_exact', 'all_exact', 'terms', 'title_terms', 'host_keys', 'fp_bands'] as const;
+export const INDEX_ONLY_FIELDS = ['title_exact', 'all_exact', 'terms', 'title_terms', 'host_keys'] as const;
 
 export function collectionSchema(name: string): CollectionSchema {
   return {

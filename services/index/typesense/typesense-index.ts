@@ -8,9 +8,7 @@ import { anyOf, exactIdsRequest, planSearch, type SearchRequest } from './query.
 import {
   ALIAS_PREFIX,
   aliasRecord,
-  fingerprintBands,
   fromRecord,
-  hammingDistance,
   idKey,
   META_ID,
   metaRecord,
@@ -50,7 +48,6 @@ interface SearchResult {
 
 const STORED_ONLY = { exclude_fields: INDEX_ONLY_FIELDS.join(','), highlight_fields: 'none', highlight_full_fields: 'none', enable_highlight_v1: false };
 const MAX_SOURCES = 100_000;
-const FINGERPRINT_CANDIDATES = 250;
 
 /** Pending writes of the open batch: a record, or null for a deletion. */
 type Pending = Map<string, TypesenseRecord | null>;
@@ -265,20 +262,17 @@ export class TypesenseIndex implements DocumentIndex {
     return records.length ? fromRecord(records[0]) : null;
   }
 
-  async findByFingerprint(fingerprint: string, maxDistance: number): Promise<StoredDocument[]> {
-    if (!/^[0-9a-f]{16}$/i.test(fingerprint)) return [];
-    const bands = fingerprintBands(fingerprint);
+  async findByTitleKey(titleKey: string, limit: number): Promise<StoredDocument[]> {
+    if (!/^[0-9a-f]+$/i.test(titleKey)) return [];
     const [result] = await this.multiSearch(
-      [this.request({ filter_by: `kind:=document && ${anyOf('fp_bands', bands)}`, offset: 0, limit: FINGERPRINT_CANDIDATES })],
-      'fingerprint lookup',
+      [this.request({ filter_by: `listed:=true && ${anyOf('title_key', [titleKey])}`, sort_by: 'changed_ts:desc', offset: 0, limit })],
+      'title key lookup',
     );
     const records = this.overlay(
       (result.hits ?? []).map((hit) => hit.document),
-      (record) => record.kind === 'document' && Array.isArray(record.fp_bands) && record.fp_bands.some((band) => bands.includes(band)),
+      (record) => record.listed === true && record.title_key === titleKey,
     );
-    return records
-      .filter((record) => typeof record.fingerprint === 'string' && hammingDistance(record.fingerprint, fingerprint) <= maxDistance)
-      .map(fromRecord);
+    return records.slice(0, limit).map(fromRecord);
   }
 
   async addAlias(aliasId: string, url: string, primaryId: string): Promise<void> {

@@ -137,6 +137,15 @@ export async function buildAdminApp(deps: AdminDeps): Promise<FastifyInstance> {
   }
 
   app.get('/favicon.ico', async (_request, reply) => reply.code(204).send());
+  // Probes for orchestrators (the k8s manifests point at them); they reveal nothing about keys.
+  app.get('/healthz', async () => ({ status: 'ok' }));
+  app.get('/readyz', async (_request, reply) => {
+    const ready = await deps.keyStore.list().then(
+      () => true,
+      () => false,
+    );
+    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not_ready' });
+  });
   app.get('/admin.css', async (_request, reply) => reply.type('text/css; charset=utf-8').header('cache-control', 'private, max-age=300').send(ADMIN_CSS));
 
   app.get('/', async (request, reply) => {

@@ -1,4 +1,4 @@
-import { readdirSync } from 'node:fs';
+import { readdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { SqliteIndex } from '../index/sqlite/sqlite-index.ts';
 import { ingestFediverseFiles } from '../ingest/fediverse/files.ts';
@@ -16,7 +16,7 @@ const DEMO_INSTANCES = 'social.lindenau.example,mastodon.altmark.example';
 export async function demoCommand(argv: string[]): Promise<number> {
   const samples = resolve(projectRoot(), 'samples');
   const dataDir = resolve(projectRoot(), '.fundus-demo');
-  const summary = await runIngest({
+  const ingestDemo = () => runIngest({
     dataDir,
     paths: [join(samples, 'web'), join(samples, 'office')],
     manifests: [],
@@ -24,6 +24,12 @@ export async function demoCommand(argv: string[]): Promise<number> {
     workers: 2,
     timeoutMs: 30_000,
     quiet: true,
+  });
+  // The demo index is derived data: one written by another version of the program is rebuilt.
+  const summary = await ingestDemo().catch((error: Error) => {
+    if (!/layout version/.test(error.message)) throw error;
+    rmSync(dataDir, { recursive: true, force: true });
+    return ingestDemo();
   });
   console.error(`demo collection: ${formatSummary(summary)}`);
 

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { SqliteIndex } from '../index/sqlite/sqlite-index.ts';
+import { openTypesenseIndex } from '../index/typesense/open.ts';
 import { createExtractionPool } from '../ingest/extract/index.ts';
 import type { IngestInput } from '../ingest/item.ts';
 import { localInputs } from '../ingest/local-files.ts';
@@ -55,8 +56,10 @@ export async function ingestInputs(
   out: NodeJS.WriteStream = process.stderr,
 ): Promise<IngestSummary> {
   const config = loadConfig({ data: run.dataDir });
-  if (config.index.kind !== 'sqlite') throw new Error('ingest into Typesense: use FUNDUS_INDEX=sqlite and `fundus index copy` (see README)');
-  const index = new SqliteIndex({ file: config.index.file });
+  const index =
+    config.index.kind === 'sqlite'
+      ? new SqliteIndex({ file: config.index.file })
+      : await openTypesenseIndex({ nodes: config.index.nodes, apiKey: config.index.apiKey, collection: 'web' });
   const pool = createExtractionPool({ workers: run.workers, timeoutMs: run.timeoutMs, maxMemoryMb: 512, maxBytes: run.maxBytes });
   const progress = createProgress(out, run.quiet);
   try {
@@ -69,7 +72,7 @@ export async function ingestInputs(
       concurrency: run.workers * 4,
       onEvent: progress.onEvent,
     });
-    index.optimize();
+    if (index instanceof SqliteIndex) index.optimize();
     progress.done();
     return summary;
   } finally {

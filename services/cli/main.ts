@@ -2,6 +2,7 @@ import { ConfigError } from './config.ts';
 import { crawlCommand } from './crawl-command.ts';
 import { demoCommand } from './demo-command.ts';
 import { runFediverseCommand } from './fediverse-command.ts';
+import { runIndexCommand } from './index-command.ts';
 import { ingestCommand } from './ingest-command.ts';
 import { serveCommand } from './serve-command.ts';
 import { runKeysCommand } from './keys-command.ts';
@@ -14,6 +15,7 @@ const USAGE = `fundus — read-only search and document index for stored web doc
   fundus fediverse ingest --data DIR FILE...            add public fediverse posts (Mastodon JSON, outbox)
   fundus fediverse fetch --data DIR --instance HOST     page an instance's public local timeline politely
   fundus keys create|list|revoke|set-limit --data DIR   manage project read keys
+  fundus index copy --from sqlite --to typesense        move the embedded index into a Typesense cluster
   fundus demo                                           ingest samples/ and serve them
 
 Run "fundus COMMAND --help" for the options of a command.`;
@@ -24,6 +26,7 @@ const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = {
   keys: (argv) => runKeysCommand(argv),
   crawl: crawlCommand,
   fediverse: runFediverseCommand,
+  index: (argv) => runIndexCommand(argv),
   demo: demoCommand,
 };
 

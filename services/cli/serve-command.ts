@@ -7,6 +7,7 @@ import { buildAdminApp } from '../admin/app.ts';
 import { buildGatewayApp } from '../gateway/app.ts';
 import { mcpPlugin } from '../gateway/mcp/plugin.ts';
 import { SqliteIndex } from '../index/sqlite/sqlite-index.ts';
+import { openTypesenseIndex } from '../index/typesense/open.ts';
 import { fediverseIndexFile } from '../ingest/fediverse/paths.ts';
 import { buildSearchWebApp } from '../search-web/app.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
@@ -24,9 +25,20 @@ export interface RunningServices {
   close(): Promise<void>;
 }
 
-function openIndex(config: Config): DocumentIndex {
-  if (config.index.kind === 'sqlite') return new SqliteIndex({ file: config.index.file, readOnly: true });
-  throw new Error('FUNDUS_INDEX=typesense: the Typesense adapter is not part of this build yet');
+/** The web index and, for the web role, the fediverse index: embedded SQLite files or Typesense collections. */
+async function openIndexes(config: Config): Promise<{ index: DocumentIndex; fediverseIndex: DocumentIndex | null }> {
+  const wantsFediverse = config.roles.includes('web');
+  if (config.index.kind === 'sqlite') {
+    return {
+      index: new SqliteIndex({ file: config.index.file, readOnly: true }),
+      fediverseIndex: wantsFediverse ? new SqliteIndex({ file: fediverseIndexFile(config.dataDir), readOnly: true }) : null,
+    };
+  }
+  const connection = { nodes: config.index.nodes, apiKey: config.index.apiKey };
+  return {
+    index: await openTypesenseIndex({ ...connection, collection: 'web' }),
+    fediverseIndex: wantsFediverse ? await openTypesenseIndex({ ...connection, collection: 'fediverse' }) : null,
+  };
 }
 
 function localUrl(host: string, port: number): string {
@@ -35,8 +47,7 @@ function localUrl(host: string, port: number): string {
 
 export async function startServices(config: Config, logStream?: NodeJS.WritableStream): Promise<RunningServices> {
   const log = logStream ? pino({ level: config.logLevel }, logStream) : pino({ level: config.logLevel });
-  const index = openIndex(config);
-  const fediverseIndex = config.roles.includes('web') ? new SqliteIndex({ file: fediverseIndexFile(config.dataDir), readOnly: true }) : null;
+  const { index, fediverseIndex } = await openIndexes(config);
   const access = await createAccess(config, log);
   const apps: FastifyInstance[] = [];
   const urls: Record<string, string> = {};

@@ -1,7 +1,7 @@
 import type { DatabaseSync } from 'node:sqlite';
 
 // Version of the on-disk layout; a file written by another version is refused with a clear message.
-export const SQLITE_SCHEMA_VERSION = '1';
+export const SQLITE_SCHEMA_VERSION = '2';
 
 // Column weights of bm25 over (title_exact, body_exact, title_base, body_base, facets): a word in
 // the title counts ten times a word in the body; a match in its exact form scores in both the exact

@@ -336,6 +336,28 @@ export class SqliteIndex implements DocumentIndex {
     }
   }
 
+  /**
+   * Reads everything in one read transaction, a consistent snapshot even while ingestion goes on
+   * (used by `fundus index copy` to move the index into a cluster).
+   */
+  async snapshot<T>(work: (snapshot: IndexSnapshot) => Promise<T>): Promise<T> {
+    this.db.exec('BEGIN');
+    try {
+      const last = this.statement(`SELECT value FROM meta WHERE key = 'last_document_change'`).get() as { value: string } | undefined;
+      return await work({
+        documents: () => iterateRows(this.db.prepare('SELECT * FROM documents ORDER BY seq').iterate() as Iterable<DocumentRow>, toDocument),
+        aliases: () =>
+          iterateRows(
+            this.db.prepare('SELECT alias_id, url, document_id FROM aliases ORDER BY alias_id').iterate() as Iterable<{ alias_id: string; url: string; document_id: string }>,
+            (row) => ({ aliasId: row.alias_id, url: row.url, documentId: row.document_id }),
+          ),
+        lastDocumentChange: last?.value ?? null,
+      });
+    } finally {
+      if (this.db.isTransaction) this.db.exec('ROLLBACK');
+    }
+  }
+
   /** Merges FTS5 segments after bulk ingestion, so that queries read fewer b-trees. */
   optimize(): void {
     this.db.exec(`INSERT INTO documents_fts(documents_fts) VALUES ('optimize')`);
@@ -348,6 +370,16 @@ export class SqliteIndex implements DocumentIndex {
   closeSync(): void {
     if (this.db.isOpen) this.db.close();
   }
+}
+
+export interface IndexSnapshot {
+  documents(): Iterable<StoredDocument>;
+  aliases(): Iterable<{ aliasId: string; url: string; documentId: string }>;
+  lastDocumentChange: string | null;
+}
+
+function* iterateRows<R, T>(rows: Iterable<R>, convert: (row: R) => T): Generator<T> {
+  for (const row of rows) yield convert(row);
 }
 
 function prefixed(row: Record<string, unknown>): Record<string, string | number | null> {

@@ -35,6 +35,19 @@ export function hostOf(url: string): string {
   return (getHostname(url) ?? new URL(url).hostname).toLowerCase();
 }
 
+/** The host and every parent domain down to the registrable domain: a source filter on any of them matches. */
+export function hostSuffixes(host: string): string[] {
+  const main = registrableDomain(host);
+  const labels = host.split('.');
+  const suffixes: string[] = [];
+  for (let i = 0; i < labels.length; i++) {
+    const suffix = labels.slice(i).join('.');
+    suffixes.push(suffix);
+    if (suffix === main) break;
+  }
+  return suffixes;
+}
+
 /** A stable id per source (main domain); the same on every machine and adapter. */
 export function sourceIdFor(sourceDomain: string): string {
   return `src-${createHash('sha256').update(sourceDomain).digest('hex').slice(0, 16)}`;

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { QueryTerm } from '../../core/analysis/index.ts';
 import type { StoredDocument } from '../../core/document.ts';
-import { registrableDomain } from '../../core/urls.ts';
+import { hostSuffixes } from '../../core/urls.ts';
 import type { IndexQuery } from '../../core/index-port.ts';
 
 // Filters travel inside the FTS5 match as tokens of the `facets` column, so that FTS5 intersects
@@ -26,19 +26,6 @@ export function topicToken(topic: string): string {
 }
 
 export const NEWS_TOKEN = 'n_news';
-
-/** The host and every parent domain down to the registrable domain: a filter on any of them matches. */
-export function hostSuffixes(host: string): string[] {
-  const main = registrableDomain(host);
-  const labels = host.split('.');
-  const suffixes: string[] = [];
-  for (let i = 0; i < labels.length; i++) {
-    const suffix = labels.slice(i).join('.');
-    suffixes.push(suffix);
-    if (suffix === main) break;
-  }
-  return suffixes;
-}
 
 export function facetsOf(doc: StoredDocument): string {
   const tokens = [ALL_DOCUMENTS_TOKEN, typeToken(doc.documentType), ...hostSuffixes(doc.host).map(hostToken)];

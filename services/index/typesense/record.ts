@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { analyzeForIndex } from '../../core/analysis/index.ts';
 import { ageDateOf, type DocumentType, type StoredDocument } from '../../core/document.ts';
 import { titleKeyOf } from '../../core/text.ts';
-import { hostSuffixes } from '../sqlite/fts-query.ts';
+import { hostSuffixes } from '../../core/urls.ts';
 
 // A stored document as a Typesense record, and back. Every value that a filter compares is a
 // token of [a-z0-9]: Typesense tokenizes string fields (drops symbols, folds diacritics), so a raw

@@ -1,13 +1,11 @@
 // Legacy Word (.doc): text through word-extractor, title and dates from the OLE SummaryInformation
 // stream (cfb.ts), which word-extractor does not expose.
+import { fileDocument } from './file-document.ts';
 import WordExtractor from 'word-extractor';
-import { MIME_BY_DOCUMENT_TYPE, type ExtractedDocument } from '../../core/document.ts';
+import type { ExtractedDocument } from '../../core/document.ts';
 import { CompoundFile, parseSummaryInformation, type SummaryInformation } from './cfb.ts';
-import { findLabelledDates, findLeadingDate } from './content-dates.ts';
-import { decideDates } from './date-precedence.ts';
 import { dateToIso } from './dates.ts';
 import { ExtractionError } from './errors.ts';
-import { decideLanguage } from './language.ts';
 import { normaliseText } from './text.ts';
 import { decideOfficeTitle } from './title.ts';
 
@@ -54,31 +52,18 @@ export async function extractDoc(input: { bytes: Uint8Array }): Promise<Extracte
   const saved = dateToIso(summary.lastSaved);
   if (created) dates.doc_created = created;
   if (saved) dates.doc_last_saved = saved;
-  Object.assign(dates, findLabelledDates(text));
-  const leading = findLeadingDate(text);
-  if (leading) dates.text_leading_date = leading;
-  const decided = decideDates(dates);
-
   const { title, source } = decideOfficeTitle(summary.title ?? null, null, text);
-  return {
-    documentType: 'doc',
-    contentType: MIME_BY_DOCUMENT_TYPE.doc,
+  return fileDocument('doc', {
     title,
     text,
-    language: decideLanguage(text, null),
-    canonicalUrl: null,
-    publishedAt: decided.publishedAt,
-    modifiedAt: decided.modifiedAt,
-    contentDate: decided.contentDate,
-    dates,
-    isNews: false,
-    noindex: false,
+    declaredLanguage: null,
+    metadataDates: dates,
     content: {
       titleSource: source,
-      ...(summary.pageCount && summary.pageCount > 0 ? { pageCount: summary.pageCount } : {}),
-      ...(summary.author ? { author: summary.author } : {}),
-      ...(summary.subject ? { subject: summary.subject } : {}),
-      ...(summary.keywords ? { keywords: summary.keywords } : {}),
+      pageCount: summary.pageCount,
+      author: summary.author,
+      subject: summary.subject,
+      keywords: summary.keywords,
     },
-  };
+  });
 }

@@ -1,12 +1,10 @@
 // DOCX: the guarded zip reader, then word/document.xml (text, headings) and docProps (title, dates).
 // Own parsing instead of mammoth: mammoth unzips with JSZip, which trusts declared sizes and would
 // inflate a bomb in full; and only text is needed, not HTML conversion.
-import { MIME_BY_DOCUMENT_TYPE, type ExtractedDocument } from '../../core/document.ts';
-import { findLabelledDates, findLeadingDate } from './content-dates.ts';
-import { decideDates } from './date-precedence.ts';
+import { fileDocument } from './file-document.ts';
+import type { ExtractedDocument } from '../../core/document.ts';
 import { normaliseDate } from './dates.ts';
 import { ExtractionError } from './errors.ts';
-import { decideLanguage } from './language.ts';
 import { normaliseText } from './text.ts';
 import { cleanTitle, decideOfficeTitle } from './title.ts';
 import { attributeValue, elementText, scanXml } from './xml.ts';
@@ -105,38 +103,21 @@ export function extractDocx(input: { bytes: Uint8Array; zipLimits?: ZipLimits })
   const modified = normaliseDate(elementText(core, 'dcterms:modified'));
   if (created) dates.docx_created = created;
   if (modified) dates.docx_modified = modified;
-  Object.assign(dates, findLabelledDates(text));
-  const leading = findLeadingDate(text);
-  if (leading) dates.text_leading_date = leading;
-  const decided = decideDates(dates);
-
   const { title, source } = decideOfficeTitle(elementText(core, 'dc:title'), body.heading, text);
   const declaredLanguage = elementText(core, 'dc:language');
-  const author = elementText(core, 'dc:creator');
-  const keywords = elementText(core, 'cp:keywords');
-  const subject = elementText(core, 'dc:subject');
-  const pages = Number(elementText(app, 'Pages'));
-  return {
-    documentType: 'docx',
-    contentType: MIME_BY_DOCUMENT_TYPE.docx,
+  return fileDocument('docx', {
     title,
     text,
-    language: decideLanguage(text, declaredLanguage),
-    canonicalUrl: null,
-    publishedAt: decided.publishedAt,
-    modifiedAt: decided.modifiedAt,
-    contentDate: decided.contentDate,
-    dates,
-    isNews: false,
-    noindex: false,
+    declaredLanguage,
+    metadataDates: dates,
     content: {
       titleSource: source,
-      ...(Number.isFinite(pages) && pages > 0 ? { pageCount: pages } : {}),
-      ...(author ? { author } : {}),
-      ...(keywords ? { keywords } : {}),
-      ...(subject ? { subject } : {}),
-      ...(declaredLanguage ? { declaredLanguage } : {}),
-      ...(elementText(app, 'Application') ? { application: elementText(app, 'Application') } : {}),
+      pageCount: Number(elementText(app, 'Pages')),
+      author: elementText(core, 'dc:creator'),
+      keywords: elementText(core, 'cp:keywords'),
+      subject: elementText(core, 'dc:subject'),
+      declaredLanguage,
+      application: elementText(app, 'Application'),
     },
-  };
+  });
 }

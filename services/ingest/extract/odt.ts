@@ -1,10 +1,8 @@
 // ODT: the guarded zip reader, content.xml (paragraphs, headings, lists, tables) and meta.xml.
-import { MIME_BY_DOCUMENT_TYPE, type ExtractedDocument } from '../../core/document.ts';
-import { findLabelledDates, findLeadingDate } from './content-dates.ts';
-import { decideDates } from './date-precedence.ts';
+import { fileDocument } from './file-document.ts';
+import type { ExtractedDocument } from '../../core/document.ts';
 import { normaliseDate } from './dates.ts';
 import { ExtractionError } from './errors.ts';
-import { decideLanguage } from './language.ts';
 import { normaliseText } from './text.ts';
 import { cleanTitle, decideOfficeTitle } from './title.ts';
 import { attributeValue, elementText, scanXml } from './xml.ts';
@@ -94,36 +92,20 @@ export function extractOdt(input: { bytes: Uint8Array; zipLimits?: ZipLimits }):
   const modified = normaliseDate(elementText(meta, 'dc:date'));
   if (created) dates.odt_created = created;
   if (modified) dates.odt_modified = modified;
-  Object.assign(dates, findLabelledDates(text));
-  const leading = findLeadingDate(text);
-  if (leading) dates.text_leading_date = leading;
-  const decided = decideDates(dates);
-
   const { title, source } = decideOfficeTitle(elementText(meta, 'dc:title'), body.heading, text);
   const declaredLanguage = elementText(meta, 'dc:language');
-  const author = elementText(meta, 'dc:creator') ?? elementText(meta, 'meta:initial-creator');
-  const pages = Number(meta?.match(/meta:page-count="(\d+)"/)?.[1]);
-  const keywords = elementText(meta, 'meta:keyword');
-  return {
-    documentType: 'odt',
-    contentType: MIME_BY_DOCUMENT_TYPE.odt,
+  return fileDocument('odt', {
     title,
     text,
-    language: decideLanguage(text, declaredLanguage),
-    canonicalUrl: null,
-    publishedAt: decided.publishedAt,
-    modifiedAt: decided.modifiedAt,
-    contentDate: decided.contentDate,
-    dates,
-    isNews: false,
-    noindex: false,
+    declaredLanguage,
+    metadataDates: dates,
     content: {
       titleSource: source,
-      ...(Number.isFinite(pages) && pages > 0 ? { pageCount: pages } : {}),
-      ...(author ? { author } : {}),
-      ...(keywords ? { keywords } : {}),
-      ...(declaredLanguage ? { declaredLanguage } : {}),
-      ...(elementText(meta, 'meta:generator') ? { generator: elementText(meta, 'meta:generator') } : {}),
+      pageCount: Number(meta?.match(/meta:page-count="(\d+)"/)?.[1]),
+      author: elementText(meta, 'dc:creator') ?? elementText(meta, 'meta:initial-creator'),
+      keywords: elementText(meta, 'meta:keyword'),
+      declaredLanguage,
+      generator: elementText(meta, 'meta:generator'),
     },
-  };
+  });
 }

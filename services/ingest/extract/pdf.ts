@@ -1,11 +1,9 @@
 // PDF extraction with unpdf (pdf.js built for servers): text per page, Info and XMP metadata.
+import { fileDocument } from './file-document.ts';
 import { extractText, getDocumentProxy, getMeta } from 'unpdf';
-import { MIME_BY_DOCUMENT_TYPE, type ExtractedDocument } from '../../core/document.ts';
-import { findLabelledDates, findLeadingDate } from './content-dates.ts';
-import { decideDates } from './date-precedence.ts';
+import type { ExtractedDocument } from '../../core/document.ts';
 import { normaliseDate } from './dates.ts';
 import { ExtractionError } from './errors.ts';
-import { decideLanguage } from './language.ts';
 import { cleanTitle, isJunkTitle, titleFromText } from './title.ts';
 import { dehyphenate } from './text.ts';
 
@@ -88,40 +86,27 @@ export async function extractPdf(input: { bytes: Uint8Array; headers?: Record<st
     put('pdf_mod_date', str(info.ModDate));
     put('xmp_create_date', xmpString('xmp:createdate'));
     put('xmp_modify_date', xmpString('xmp:modifydate'));
-    Object.assign(dates, findLabelledDates(text));
-    const leading = findLeadingDate(text);
-    if (leading) dates.text_leading_date = leading;
-    const decided = decideDates(dates);
 
     const metaTitle = cleanTitle(str(info.Title) ?? xmpString('dc:title'));
     const title = metaTitle && !isJunkTitle(metaTitle) ? metaTitle : titleFromText(text);
     const declaredLanguage = str(info.Language) ?? xmpString('dc:language');
-    const author = str(info.Author) ?? xmpString('dc:creator');
-    return {
-      documentType: 'pdf',
-      contentType: MIME_BY_DOCUMENT_TYPE.pdf,
+    return fileDocument('pdf', {
       title,
       text,
-      language: decideLanguage(text, declaredLanguage),
-      canonicalUrl: null,
-      publishedAt: decided.publishedAt,
-      modifiedAt: decided.modifiedAt,
-      contentDate: decided.contentDate,
-      dates,
-      isNews: false,
-      noindex: false,
+      declaredLanguage,
+      metadataDates: dates,
       content: {
         pageCount: totalPages,
         titleSource: metaTitle && !isJunkTitle(metaTitle) ? 'metadata' : 'text',
-        ...(author ? { author } : {}),
-        ...(str(info.Subject) ? { subject: str(info.Subject) } : {}),
-        ...(str(info.Keywords) ? { keywords: str(info.Keywords) } : {}),
-        ...(str(info.Creator) ? { creator: str(info.Creator) } : {}),
-        ...(str(info.Producer) ? { producer: str(info.Producer) } : {}),
-        ...(str(info.PDFFormatVersion) ? { pdfVersion: str(info.PDFFormatVersion) } : {}),
-        ...(declaredLanguage ? { declaredLanguage } : {}),
+        author: str(info.Author) ?? xmpString('dc:creator'),
+        subject: str(info.Subject),
+        keywords: str(info.Keywords),
+        creator: str(info.Creator),
+        producer: str(info.Producer),
+        pdfVersion: str(info.PDFFormatVersion),
+        declaredLanguage,
       },
-    };
+    });
   } catch (error) {
     throw mapPdfError(error);
   } finally {

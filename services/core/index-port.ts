@@ -57,8 +57,11 @@ export interface DocumentIndex {
   put(document: StoredDocument): Promise<WriteOutcome>;
   /** The primary record holding this exact normalised text, if any. */
   findByContentHash(contentHash: string): Promise<StoredDocument | null>;
-  /** Primary records whose title has this key (`titleKeyOf`): near-duplicate candidates, at most `limit`. */
-  findByTitleKey(titleKey: string, limit: number): Promise<StoredDocument[]>;
+  /**
+   * Near-duplicate candidates: primary records whose title has this key (`titleKeyOf`) and whose
+   * fingerprint differs from this one in at most `maxBits` bits (`fingerprintDistance`), at most `limit`.
+   */
+  findNearDuplicateCandidates(titleKey: string, fingerprint: string, maxBits: number, limit: number): Promise<StoredDocument[]>;
   /** Records another URL as a duplicate of a primary record: its id resolves to the primary. */
   addAlias(aliasId: string, url: string, primaryId: string): Promise<void>;
   /** Removes a record (and aliases pointing at it). */

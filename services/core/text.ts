@@ -15,13 +15,6 @@ const WORD = /[\p{L}\p{N}]+/gu;
 const SHINGLE = 3;
 const MIN_WORDS_FOR_FINGERPRINT = 40;
 
-function shinglesOf(text: string): string[] {
-  const words = normalizeText(text).match(WORD) ?? [];
-  const shingles: string[] = [];
-  for (let i = 0; i + SHINGLE <= words.length; i++) shingles.push(words.slice(i, i + SHINGLE).join(' '));
-  return shingles;
-}
-
 /** Two independent 32-bit hashes of each word (FNV-1a and a murmur-style mix). */
 function wordHashes(text: string): { high: Uint32Array; low: Uint32Array } {
   const words = text.toLowerCase().match(WORD) ?? [];
@@ -73,17 +66,42 @@ export function fingerprintOf(text: string): string | null {
   return (high >>> 0).toString(16).padStart(8, '0') + (low >>> 0).toString(16).padStart(8, '0');
 }
 
+/** Bits in which two fingerprints differ. */
+export function fingerprintDistance(a: string, b: string): number {
+  let distance = 0;
+  for (let i = 0; i < 16; i += 8) {
+    let x = (parseInt(a.slice(i, i + 8), 16) ^ parseInt(b.slice(i, i + 8), 16)) >>> 0;
+    while (x) {
+      distance += x & 1;
+      x >>>= 1;
+    }
+  }
+  return distance;
+}
+
 /** Key of a normalised title: near-duplicate candidates are the records with the same key. */
 export function titleKeyOf(title: string): string {
   return createHash('sha256').update(normalizeText(title)).digest('hex').slice(0, 16);
 }
 
-/** Jaccard overlap of word 3-shingles: confirms a fingerprint candidate before two texts are merged. */
-export function shingleSimilarity(a: string, b: string): number {
-  const setA = new Set(shinglesOf(a));
-  const setB = new Set(shinglesOf(b));
+/** Jaccard overlap of word 3-shingles (hashed): confirms a candidate before two texts are merged. */
+export function shingleSimilarity(a: string | Set<number>, b: string | Set<number>): number {
+  const setA = typeof a === 'string' ? shingleSet(a) : a;
+  const setB = typeof b === 'string' ? shingleSet(b) : b;
   if (setA.size === 0 && setB.size === 0) return 1;
   let shared = 0;
   for (const shingle of setA) if (setB.has(shingle)) shared++;
   return shared / (setA.size + setB.size - shared);
+}
+
+export function shingleSet(text: string): Set<number> {
+  const { high } = wordHashes(text);
+  const shingles = new Set<number>();
+  for (let i = 0; i + SHINGLE <= high.length; i++) {
+    let h = Math.imul(high[i] ^ 0x9e3779b9, 0x85ebca6b);
+    h = Math.imul(h ^ high[i + 1] ^ (h >>> 13), 0xc2b2ae35);
+    h = Math.imul(h ^ high[i + 2] ^ (h >>> 16), 0x27d4eb2f);
+    shingles.add((h ^ (h >>> 15)) >>> 0);
+  }
+  return shingles;
 }

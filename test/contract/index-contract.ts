@@ -138,8 +138,15 @@ export function indexContract(name: string, createIndex: () => Promise<DocumentI
     it('finds records by content hash and title key', async () => {
       expect((await index.findByContentHash(docs[1].contentHash))?.id).toBe(docs[1].id);
       expect(await index.findByContentHash('0'.repeat(64))).toBeNull();
-      expect((await index.findByTitleKey(titleKeyOf('Neue  HÄUSER'), 10)).map((d) => d.id)).toEqual([docs[1].id]);
-      expect(await index.findByTitleKey(titleKeyOf('Gibt es nicht'), 10)).toEqual([]);
+      const words = Array.from({ length: 60 }, (_, i) => `Begriff${i}`).join(' ');
+      const doc = makeDoc({ url: 'https://fp.example/1', title: 'Neue  HÄUSER', text: words });
+      const other = makeDoc({ url: 'https://fp.example/2', title: 'Neue Häuser', text: Array.from({ length: 60 }, (_, i) => `Anderes${i * 7}`).join(' ') });
+      await index.put(doc);
+      await index.put(other);
+      const candidates = (fp: string, bits: number) => index.findNearDuplicateCandidates(titleKeyOf('neue häuser'), fp, bits, 10);
+      expect((await candidates(doc.fingerprint!, 0)).map((d) => d.id)).toEqual([doc.id]);
+      expect((await candidates(doc.fingerprint!, 64)).map((d) => d.id).sort()).toEqual([doc.id, other.id].sort());
+      expect(await index.findNearDuplicateCandidates(titleKeyOf('Gibt es nicht'), doc.fingerprint!, 64, 10)).toEqual([]);
     });
 
     it('lists sources and stats', async () => {

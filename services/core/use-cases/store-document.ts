@@ -1,6 +1,6 @@
 import type { StoredDocument } from '../document.ts';
 import type { DocumentIndex, WriteOutcome } from '../index-port.ts';
-import { shingleSimilarity, titleKeyOf } from '../text.ts';
+import { shingleSet, shingleSimilarity, titleKeyOf } from '../text.ts';
 import { documentIdForUrl, normalizeUrl } from '../urls.ts';
 
 // The duplicate rules of DESIGN.md section 3, applied the same way for every index adapter:
@@ -10,7 +10,10 @@ import { documentIdForUrl, normalizeUrl } from '../urls.ts';
 export type StoreOutcome = WriteOutcome | 'duplicate' | 'near_duplicate';
 
 const NEAR_DUPLICATE_SIMILARITY = 0.85;
-const NEAR_DUPLICATE_CANDIDATES = 50;
+const NEAR_DUPLICATE_CANDIDATES = 20;
+// A cheap first filter before the shingle comparison: unrelated texts differ in about half of the
+// 64 SimHash bits, a page fetched twice with another footer line in a few.
+const NEAR_DUPLICATE_MAX_BITS = 16;
 
 export async function storeDocument(index: DocumentIndex, doc: StoredDocument): Promise<StoreOutcome> {
   const fetchedUrl = typeof doc.content.fetched_url === 'string' ? doc.content.fetched_url : null;
@@ -35,8 +38,10 @@ export async function storeDocument(index: DocumentIndex, doc: StoredDocument): 
     // A near-duplicate repeats a record's title and most of its text (the same page fetched twice
     // with another footer line). Pages that share one text under different names (man page aliases
     // such as bunzip2/bzip2recover) are different documents to a searcher.
-    const near = (await index.findByTitleKey(titleKeyOf(doc.title), NEAR_DUPLICATE_CANDIDATES)).find(
-      (other) => other.id !== doc.id && !other.duplicateOf && shingleSimilarity(other.text, doc.text) >= NEAR_DUPLICATE_SIMILARITY,
+    const candidates = await index.findNearDuplicateCandidates(titleKeyOf(doc.title), doc.fingerprint, NEAR_DUPLICATE_MAX_BITS, NEAR_DUPLICATE_CANDIDATES);
+    const shingles = candidates.length ? shingleSet(doc.text) : null;
+    const near = candidates.find(
+      (other) => other.id !== doc.id && !other.duplicateOf && shingleSimilarity(other.text, shingles!) >= NEAR_DUPLICATE_SIMILARITY,
     );
     if (near) record = { ...doc, duplicateOf: near.id };
   }

@@ -4,7 +4,7 @@ import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { analyzeForIndex } from '../../core/analysis/index.ts';
 import { ageDateOf, type DocumentType, type StoredDocument } from '../../core/document.ts';
 import type { DocumentIndex, IndexHit, IndexQuery, IndexSearchResult, IndexStats, SourceCount, WriteOutcome } from '../../core/index-port.ts';
-import { titleKeyOf } from '../../core/text.ts';
+import { fingerprintDistance, titleKeyOf } from '../../core/text.ts';
 import { buildExactMatch, buildMatch, facetsOf } from './fts-query.ts';
 import { checkSchemaVersion, createSchema } from './schema.ts';
 
@@ -41,6 +41,8 @@ interface DocumentRow {
   duplicate_of: string | null;
   changed_at: string;
 }
+
+const COUNT_SLICE = 32_768; // row ids per counting statement at first
 
 function toDocument(row: DocumentRow): StoredDocument {
   return {
@@ -198,17 +200,29 @@ export class SqliteIndex implements DocumentIndex {
     return new Set(rows.map((row) => row.rowid));
   }
 
-  /** Counts matches row by row so that counting can stop when its time budget is spent. */
+  /**
+   * Counts matches in slices of row ids, each counted inside SQLite, so that counting can stop
+   * when its time budget is spent and report what it has counted as a lower bound.
+   */
   private countMatches(match: string, query: IndexQuery): { count: number; complete: boolean } {
+    if (query.countBudgetMs <= 0) return { count: 0, complete: false };
     const sql = query.minAgeDate
-      ? `SELECT f.rowid FROM documents_fts f JOIN documents d ON d.seq = f.rowid WHERE documents_fts MATCH ? AND d.age_date >= ?`
-      : `SELECT rowid FROM documents_fts WHERE documents_fts MATCH ?`;
-    const args = query.minAgeDate ? [match, query.minAgeDate] : [match];
+      ? `SELECT count(*) AS n FROM documents_fts f JOIN documents d ON d.seq = f.rowid
+         WHERE documents_fts MATCH ? AND f.rowid BETWEEN ? AND ? AND d.age_date >= ?`
+      : `SELECT count(*) AS n FROM documents_fts WHERE documents_fts MATCH ? AND rowid BETWEEN ? AND ?`;
+    const statement = this.statement(sql);
+    const last = Number((this.statement('SELECT max(seq) AS last FROM documents').get() as { last: number | null }).last ?? 0);
     const deadline = performance.now() + query.countBudgetMs;
     let count = 0;
-    for (const _row of this.statement(sql).iterate(...args)) {
-      count++;
-      if ((count & 1023) === 0 && performance.now() > deadline) return { count, complete: false };
+    let slice = COUNT_SLICE;
+    for (let from = 1; from <= last; from += slice) {
+      const started = performance.now();
+      const args = query.minAgeDate ? [match, from, from + slice - 1, query.minAgeDate] : [match, from, from + slice - 1];
+      count += Number((statement.get(...args) as { n: number }).n);
+      const now = performance.now();
+      if (now > deadline && from + slice <= last) return { count, complete: false };
+      // Grow slices that count quickly, so rare terms cost few statements.
+      if (now - started < 2) slice *= 2;
     }
     return { count, complete: true };
   }
@@ -299,12 +313,16 @@ export class SqliteIndex implements DocumentIndex {
     return row ? toDocument(row) : null;
   }
 
-  async findByTitleKey(titleKey: string, limit: number): Promise<StoredDocument[]> {
-    const rows = this.statement('SELECT * FROM documents WHERE title_key = ? AND duplicate_of IS NULL ORDER BY seq DESC LIMIT ?').all(
-      titleKey,
-      limit,
-    ) as unknown as DocumentRow[];
-    return rows.map(toDocument);
+  async findNearDuplicateCandidates(titleKey: string, fingerprint: string, maxBits: number, limit: number): Promise<StoredDocument[]> {
+    // Fingerprints first, whole rows (with their text) only for the few that are close.
+    const close = (
+      this.statement('SELECT seq, fingerprint FROM documents WHERE title_key = ? AND duplicate_of IS NULL ORDER BY seq DESC LIMIT 200').all(
+        titleKey,
+      ) as { seq: number; fingerprint: string | null }[]
+    )
+      .filter((row) => row.fingerprint && fingerprintDistance(row.fingerprint, fingerprint) <= maxBits)
+      .slice(0, limit);
+    return this.documentsBySeq(close.map((row) => row.seq)).map(toDocument);
   }
 
   async addAlias(aliasId: string, url: string, primaryId: string): Promise<void> {

@@ -1,6 +1,7 @@
 import type { Client } from 'typesense';
 import type { StoredDocument } from '../../core/document.ts';
 import type { DocumentIndex, IndexHit, IndexQuery, IndexSearchResult, IndexStats, SourceCount, WriteOutcome } from '../../core/index-port.ts';
+import { fingerprintDistance } from '../../core/text.ts';
 import { searchResultError, translateError } from './errors.ts';
 import { deleteIds, describeImportError, importRecords, type ImportOptions } from './importer.ts';
 import { collectCandidates, isLongQuery, pageCandidates } from './long-query.ts';
@@ -262,17 +263,20 @@ export class TypesenseIndex implements DocumentIndex {
     return records.length ? fromRecord(records[0]) : null;
   }
 
-  async findByTitleKey(titleKey: string, limit: number): Promise<StoredDocument[]> {
+  async findNearDuplicateCandidates(titleKey: string, fingerprint: string, maxBits: number, limit: number): Promise<StoredDocument[]> {
     if (!/^[0-9a-f]+$/i.test(titleKey)) return [];
     const [result] = await this.multiSearch(
-      [this.request({ filter_by: `listed:=true && ${anyOf('title_key', [titleKey])}`, sort_by: 'changed_ts:desc', offset: 0, limit })],
-      'title key lookup',
+      [this.request({ filter_by: `listed:=true && ${anyOf('title_key', [titleKey])}`, sort_by: 'changed_ts:desc', offset: 0, limit: 200 })],
+      'near-duplicate lookup',
     );
     const records = this.overlay(
       (result.hits ?? []).map((hit) => hit.document),
       (record) => record.listed === true && record.title_key === titleKey,
     );
-    return records.slice(0, limit).map(fromRecord);
+    return records
+      .filter((record) => typeof record.fingerprint === 'string' && fingerprintDistance(record.fingerprint, fingerprint) <= maxBits)
+      .slice(0, limit)
+      .map(fromRecord);
   }
 
   async addAlias(aliasId: string, url: string, primaryId: string): Promise<void> {

@@ -1,4 +1,4 @@
-import { analyzeWord, tokenize } from '../../core/analysis/index.ts';
+import { analyzeForIndex, analyzeWord } from '../../core/analysis/index.ts';
 import type { TopicLabel } from '../../core/topics.ts';
 
 // The built-in, offline topic classifier: characteristic German words per topic of the taxonomy,
@@ -44,13 +44,11 @@ function keywordsByBase(): Map<string, TopicLabel[]> {
   return index;
 }
 
-function addScores(scores: Map<TopicLabel, number>, text: string, weight: number): void {
+/** Adds the topics of every base form in a space-separated base stream (the index's `base` column). */
+function addScores(scores: Map<TopicLabel, number>, bases: string, weight: number): void {
   const index = keywordsByBase();
-  for (const token of tokenize(text)) {
-    // Each base of the word counts once: compound parts ("Bundes|gesetz") carry the topic too.
-    for (const base of new Set(analyzeWord(token.word).bases)) {
-      for (const topic of index.get(base) ?? []) scores.set(topic, (scores.get(topic) ?? 0) + weight);
-    }
+  for (const base of bases.split(' ')) {
+    for (const topic of index.get(base) ?? []) scores.set(topic, (scores.get(topic) ?? 0) + weight);
   }
 }
 
@@ -59,14 +57,19 @@ export interface TopicScores {
   scores: Partial<Record<TopicLabel, number>>;
 }
 
-export function scoreTopics(doc: { title: string; text: string }): TopicScores {
+/** Scores from the analysed base streams of title and body (already computed for the index). */
+export function scoreTopicsOfBases(titleBases: string, bodyBases: string): TopicScores {
   const scores = new Map<TopicLabel, number>();
-  addScores(scores, doc.title, TITLE_WEIGHT);
-  addScores(scores, doc.text.slice(0, TEXT_LIMIT), 1);
+  addScores(scores, titleBases, TITLE_WEIGHT);
+  addScores(scores, bodyBases.length > TEXT_LIMIT * 2 ? bodyBases.slice(0, TEXT_LIMIT * 2) : bodyBases, 1);
   const ranked = [...scores.entries()].sort((a, b) => b[1] - a[1]);
   const [best, second] = ranked;
   const confident = best && best[1] >= MIN_SCORE && (!second || best[1] >= second[1] * MIN_LEAD);
   return { topic: confident ? best[0] : null, scores: Object.fromEntries(ranked) };
+}
+
+export function scoreTopics(doc: { title: string; text: string }): TopicScores {
+  return scoreTopicsOfBases(analyzeForIndex(doc.title).base, analyzeForIndex(doc.text.slice(0, TEXT_LIMIT)).base);
 }
 
 export function classifyTopicByKeywords(doc: { title: string; text: string }): TopicLabel | null {

@@ -46,6 +46,7 @@ const RawConfig = z.object({
   FUNDUS_ADMIN_PORT: port.default(8081),
   FUNDUS_EXTERNAL_URL: origin.optional(),
   FUNDUS_WEB_EXTERNAL_URL: origin.optional(),
+  FUNDUS_SEARCH_WORKERS: z.coerce.number().int().min(0).max(64).default(2),
   FUNDUS_COUNT_BUDGET_MS: z.coerce.number().int().min(1).max(60_000).default(50),
   FUNDUS_INDEX: z.enum(['sqlite', 'typesense']).default('sqlite'),
   TYPESENSE_NODES: list.pipe(z.array(z.url())),
@@ -80,7 +81,8 @@ export interface Config {
   roles: Role[];
   /** Roles were chosen (flag or environment) rather than defaulted to all. */
   rolesExplicit: boolean;
-  index: { kind: 'sqlite'; file: string } | { kind: 'typesense'; nodes: string[]; apiKey: string };
+  /** `searchWorkers`: threads that run embedded-index reads for serve (0: on the event loop). */
+  index: { kind: 'sqlite'; file: string; searchWorkers: number } | { kind: 'typesense'; nodes: string[]; apiKey: string };
   gateway: { host: string; port: number; externalUrl: string | null; countBudgetMs: number };
   web: { host: string; port: number; externalUrl: string | null; fediverseInstances: string[] };
   admin: { host: string; port: number; token: string | null };
@@ -145,7 +147,7 @@ export function loadConfig(flags: Record<string, string | undefined>, env: NodeJ
     rolesExplicit: s.FUNDUS_ROLES.length > 0,
     index:
       s.FUNDUS_INDEX === 'sqlite'
-        ? { kind: 'sqlite', file: resolve(dataDir, 'index.sqlite') }
+        ? { kind: 'sqlite', file: resolve(dataDir, 'index.sqlite'), searchWorkers: s.FUNDUS_SEARCH_WORKERS }
         : { kind: 'typesense', nodes: s.TYPESENSE_NODES, apiKey: s.TYPESENSE_API_KEY! },
     gateway: { host: s.FUNDUS_HOST, port: s.FUNDUS_PORT, externalUrl: s.FUNDUS_EXTERNAL_URL ?? null, countBudgetMs: s.FUNDUS_COUNT_BUDGET_MS },
     web: {

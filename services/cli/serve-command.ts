@@ -6,6 +6,7 @@ import type { DocumentIndex } from '../core/index-port.ts';
 import { buildAdminApp } from '../admin/app.ts';
 import { buildGatewayApp } from '../gateway/app.ts';
 import { mcpPlugin } from '../gateway/mcp/plugin.ts';
+import { SqliteReadPool } from '../index/sqlite/read-pool.ts';
 import { SqliteIndex } from '../index/sqlite/sqlite-index.ts';
 import { openTypesenseIndex } from '../index/typesense/open.ts';
 import { fediverseIndexFile } from '../ingest/fediverse/paths.ts';
@@ -29,8 +30,9 @@ export interface RunningServices {
 async function openIndexes(config: Config): Promise<{ index: DocumentIndex; fediverseIndex: DocumentIndex | null }> {
   const wantsFediverse = config.roles.includes('web');
   if (config.index.kind === 'sqlite') {
+    const { file, searchWorkers } = config.index;
     return {
-      index: new SqliteIndex({ file: config.index.file, readOnly: true }),
+      index: searchWorkers > 0 ? new SqliteReadPool({ file, workers: searchWorkers }) : new SqliteIndex({ file, readOnly: true }),
       fediverseIndex: wantsFediverse ? new SqliteIndex({ file: fediverseIndexFile(config.dataDir), readOnly: true }) : null,
     };
   }

@@ -24,6 +24,8 @@ export interface IndexQuery {
 export interface IndexHit {
   document: StoredDocument;
   matchType: 'exact' | 'word_form';
+  /** Made where the whole text is (adapters that trim texts of hits); else the use case makes it. */
+  snippet?: string;
 }
 
 export interface IndexSearchResult {

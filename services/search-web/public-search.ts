@@ -54,7 +54,7 @@ function highlightsOf(snippet: string, terms: QueryTerm[]): { start: number; end
 
 function toWebHit(hit: IndexHit, terms: QueryTerm[]): WebHit {
   const doc = hit.document;
-  const snippet = makeSnippet(doc.text || doc.title, terms);
+  const snippet = hit.snippet ?? makeSnippet(doc.text || doc.title, terms);
   return {
     document_id: doc.id,
     title: doc.title,

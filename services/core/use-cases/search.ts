@@ -70,7 +70,7 @@ export async function searchDocuments(deps: SearchDeps, params: SearchParameters
   if (!query) return emptyResponse(params);
   const result = await deps.index.search(query);
   return {
-    results: result.hits.map((hit) => toSearchHit(hit, makeSnippet(hit.document.text || hit.document.title, query.terms))),
+    results: result.hits.map((hit) => toSearchHit(hit, hit.snippet ?? makeSnippet(hit.document.text || hit.document.title, query.terms))),
     offset: params.offset,
     limit: params.limit,
     has_more: result.hasMore,

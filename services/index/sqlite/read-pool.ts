@@ -1,0 +1,120 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { StoredDocument } from '../../core/document.ts';
+import { AppError } from '../../core/errors.ts';
+import type { DocumentIndex, IndexQuery, IndexSearchResult, IndexStats, SourceCount, WriteOutcome } from '../../core/index-port.ts';
+import { SqliteIndex } from './sqlite-index.ts';
+
+// The embedded index for serving: reads run on worker threads, each with its own read-only
+// connection, so that the event loop stays free for HTTP and both cores search at once
+// (node:sqlite is synchronous). Writing stays with `fundus ingest`.
+
+type ReadCall = { method: 'search'; query: IndexQuery } | { method: 'getDocument'; documentId: string } | { method: 'listSources' | 'stats' | 'ping' };
+
+export type ReadRequest = ReadCall & { requestId: number };
+
+export type ReadReply = { requestId: number; ok: true; value: unknown } | { requestId: number; ok: false; message: string };
+
+interface Pending {
+  resolve(value: unknown): void;
+  reject(error: Error): void;
+}
+
+function workerUrl(): URL {
+  const own = import.meta.url;
+  for (const name of own.endsWith('.ts') ? ['read-worker.ts', 'read-worker.js'] : ['read-worker.js', 'read-worker.ts']) {
+    const url = new URL(`./${name}`, own);
+    if (existsSync(fileURLToPath(url))) return url;
+  }
+  throw new Error(`read worker not found next to ${own}`);
+}
+
+function readOnly(): never {
+  throw new AppError('INTERNAL', { message: 'the serving index is read-only; write with `fundus ingest`' });
+}
+
+export class SqliteReadPool implements DocumentIndex {
+  private readonly workers: { worker: Worker; busy: number }[] = [];
+  private readonly pending = new Map<number, Pending>();
+  private nextId = 1;
+
+  constructor(options: { file: string; workers: number }) {
+    // Creates the empty layout when nothing was ingested yet, and checks the layout version.
+    new SqliteIndex({ file: options.file, readOnly: true }).closeSync();
+    const url = workerUrl();
+    for (let i = 0; i < Math.max(1, options.workers); i++) {
+      const worker = new Worker(url, { workerData: { file: options.file }, execArgv: process.execArgv.filter((arg) => !arg.startsWith('--input-type')) });
+      const slot = { worker, busy: 0 };
+      worker.on('message', (reply: ReadReply) => {
+        slot.busy--;
+        const pending = this.pending.get(reply.requestId);
+        this.pending.delete(reply.requestId);
+        if (!pending) return;
+        if (reply.ok) pending.resolve(reply.value);
+        else pending.reject(new AppError('INDEX_UNAVAILABLE', { message: `index read failed: ${reply.message}` }));
+      });
+      worker.on('error', (error) => {
+        for (const [id, pending] of this.pending) {
+          this.pending.delete(id);
+          pending.reject(new AppError('INDEX_UNAVAILABLE', { cause: error }));
+        }
+      });
+      worker.unref();
+      this.workers.push(slot);
+    }
+  }
+
+  private call<T>(body: ReadCall): Promise<T> {
+    const slot = this.workers.reduce((best, candidate) => (candidate.busy < best.busy ? candidate : best));
+    const requestId = this.nextId++;
+    slot.busy++;
+    return new Promise<T>((resolve, reject) => {
+      this.pending.set(requestId, { resolve: resolve as (value: unknown) => void, reject });
+      slot.worker.postMessage({ ...body, requestId });
+    });
+  }
+
+  search(query: IndexQuery): Promise<IndexSearchResult> {
+    return this.call({ method: 'search', query });
+  }
+
+  getDocument(id: string): Promise<StoredDocument | null> {
+    return this.call({ method: 'getDocument', documentId: id });
+  }
+
+  listSources(): Promise<SourceCount[]> {
+    return this.call({ method: 'listSources' });
+  }
+
+  stats(): Promise<IndexStats> {
+    return this.call({ method: 'stats' });
+  }
+
+  async ping(): Promise<boolean> {
+    return this.call<boolean>({ method: 'ping' }).catch(() => false);
+  }
+
+  async put(): Promise<WriteOutcome> {
+    return readOnly();
+  }
+  async findByContentHash(): Promise<StoredDocument | null> {
+    return readOnly();
+  }
+  async findNearDuplicateCandidates(): Promise<StoredDocument[]> {
+    return readOnly();
+  }
+  async addAlias(): Promise<void> {
+    return readOnly();
+  }
+  async remove(): Promise<boolean> {
+    return readOnly();
+  }
+  async writeBatch<T>(): Promise<T> {
+    return readOnly();
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.workers.map(({ worker }) => worker.terminate()));
+  }
+}

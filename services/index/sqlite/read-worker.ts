@@ -1,0 +1,42 @@
+// Worker thread of the SQLite read pool: its own read-only connection, one request at a time.
+// Imports use .ts extensions so this file runs from source (Node 24 strips types) and compiled.
+import { parentPort, workerData } from 'node:worker_threads';
+import { makeSnippet } from '../../core/snippet.ts';
+import { SqliteIndex } from './sqlite-index.ts';
+import type { ReadRequest, ReadReply } from './read-pool.ts';
+
+/** Texts of hits cross the thread boundary only this far; the snippet is made here from the whole text. */
+const HIT_TEXT_LIMIT = 5000;
+
+const port = parentPort;
+if (!port) throw new Error('read-worker.ts must run as a worker thread');
+const index = new SqliteIndex({ file: (workerData as { file: string }).file, readOnly: true });
+
+async function answer(request: ReadRequest): Promise<unknown> {
+  switch (request.method) {
+    case 'search': {
+      const result = index.searchSync(request.query);
+      for (const hit of result.hits) {
+        hit.snippet = makeSnippet(hit.document.text || hit.document.title, request.query.terms);
+        if (hit.document.text.length > HIT_TEXT_LIMIT) hit.document.text = hit.document.text.slice(0, HIT_TEXT_LIMIT);
+      }
+      return result;
+    }
+    case 'getDocument':
+      return index.getDocument(request.documentId);
+    case 'listSources':
+      return index.listSources();
+    case 'stats':
+      return index.stats();
+    case 'ping':
+      return index.ping();
+  }
+}
+
+port.on('message', async (request: ReadRequest) => {
+  try {
+    port.postMessage({ requestId: request.requestId, ok: true, value: await answer(request) } satisfies ReadReply);
+  } catch (error) {
+    port.postMessage({ requestId: request.requestId, ok: false, message: error instanceof Error ? error.message : String(error) } satisfies ReadReply);
+  }
+});

@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { createAccess } from '../access/access-guard.ts';
+import { analyzeWord } from '../core/analysis/index.ts';
 import type { DocumentIndex } from '../core/index-port.ts';
 import { buildAdminApp } from '../admin/app.ts';
 import { buildGatewayApp } from '../gateway/app.ts';
@@ -50,6 +51,7 @@ function localUrl(host: string, port: number): string {
 export async function startServices(config: Config, logStream?: NodeJS.WritableStream): Promise<RunningServices> {
   const log = logStream ? pino({ level: config.logLevel }, logStream) : pino({ level: config.logLevel });
   const { index, fediverseIndex } = await openIndexes(config);
+  analyzeWord('Bundestagswahl'); // query analysis runs here: load the compound lexicon before the first request
   const access = await createAccess(config, log);
   const apps: FastifyInstance[] = [];
   const urls: Record<string, string> = {};

@@ -36,12 +36,14 @@ function foldedPattern(folded: string): string {
  * over the raw text finds candidate words (exact forms and stems, also inside compounds); only
  * those words are analysed, so long documents cost little.
  */
-export function findTermMatches(text: string, terms: QueryTerm[], scanLimit = SCAN_LIMIT): TermMatch[] {
+export function findTermMatches(text: string, terms: QueryTerm[], scanLimit = SCAN_LIMIT, stopWithin?: number): TermMatch[] {
   if (terms.length === 0) return [];
   const scanned = text.length > scanLimit ? text.slice(0, scanLimit) : text;
   const forms = [...new Set(terms.flatMap((t) => [t.exact, ...t.bases]).filter((f) => f.length >= 2))].sort((a, b) => b.length - a.length);
   const candidates = new RegExp(forms.map(foldedPattern).join('|'), 'giu');
   const matches: TermMatch[] = [];
+  // With `stopWithin`, scanning ends at the first stretch of that many characters holding every term.
+  const lastSeen = new Array<number>(terms.length).fill(-Infinity);
   let lastStart = -1;
   for (const candidate of scanned.matchAll(candidates)) {
     let start = candidate.index;
@@ -51,8 +53,11 @@ export function findTermMatches(text: string, terms: QueryTerm[], scanLimit = SC
     if (start === lastStart) continue;
     lastStart = start;
     const term = termIndexOf(scanned.slice(start, end), terms);
-    if (term >= 0) matches.push({ start, end, term });
+    if (term < 0) continue;
+    matches.push({ start, end, term });
     if (matches.length >= MAX_MATCHES) break;
+    lastSeen[term] = start;
+    if (stopWithin !== undefined && end - Math.min(...lastSeen) <= stopWithin) break;
   }
   if (matches.length > 0) return matches;
   // Irregular forms whose stem is not a substring of the word (rare): analyse word by word.
@@ -79,7 +84,7 @@ function cutAtWordEnd(text: string, index: number): number {
 export function makeSnippet(rawText: string, terms: QueryTerm[], length = SNIPPET_LENGTH): string {
   const text = rawText.replace(/\s+/g, ' ').trim();
   if (!text) return '';
-  const matches = findTermMatches(text, terms);
+  const matches = findTermMatches(text, terms, SCAN_LIMIT, length * 0.8);
   let best = { start: 0, covered: 0 };
   for (let i = 0; i < matches.length; i++) {
     const covered = new Set<number>();

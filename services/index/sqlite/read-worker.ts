@@ -1,6 +1,7 @@
 // Worker thread of the SQLite read pool: its own read-only connection, one request at a time.
 // Imports use .ts extensions so this file runs from source (Node 24 strips types) and compiled.
 import { parentPort, workerData } from 'node:worker_threads';
+import { analyzeWord } from '../../core/analysis/index.ts';
 import { makeSnippet } from '../../core/snippet.ts';
 import { SqliteIndex } from './sqlite-index.ts';
 import type { ReadRequest, ReadReply } from './read-pool.ts';
@@ -11,6 +12,7 @@ const HIT_TEXT_LIMIT = 5000;
 const port = parentPort;
 if (!port) throw new Error('read-worker.ts must run as a worker thread');
 const index = new SqliteIndex({ file: (workerData as { file: string }).file, readOnly: true });
+analyzeWord('Bundestagswahl'); // loads the compound lexicon now, not during the first search
 
 async function answer(request: ReadRequest): Promise<unknown> {
   switch (request.method) {

@@ -59,3 +59,9 @@ export function buildMatch(query: IndexQuery): string {
 export function buildExactMatch(terms: QueryTerm[]): string {
   return terms.map((term) => `{title_exact body_exact} : ${quote(term.exact)}`).join(' AND ');
 }
+
+/** Matches documents with at least one form of a query word in the title. */
+export function buildTitleMatch(terms: QueryTerm[]): string {
+  const forms = [...new Set(terms.flatMap((term) => [term.exact, ...term.bases]))].map(quote);
+  return `{title_exact title_base} : (${forms.join(' OR ')})`;
+}

@@ -5,12 +5,14 @@ import { analyzeForIndex } from '../../core/analysis/index.ts';
 import { ageDateOf, type DocumentType, type StoredDocument } from '../../core/document.ts';
 import type { DocumentIndex, IndexHit, IndexQuery, IndexSearchResult, IndexStats, SourceCount, WriteOutcome } from '../../core/index-port.ts';
 import { fingerprintDistance, titleKeyOf } from '../../core/text.ts';
-import { buildExactMatch, buildMatch, facetsOf } from './fts-query.ts';
+import { buildExactMatch, buildMatch, buildTitleMatch, facetsOf } from './fts-query.ts';
 import { checkSchemaVersion, createSchema } from './schema.ts';
 
 export interface SqliteIndexOptions {
   /** Path of the database file, or ":memory:". */
   file: string;
+  /** Up to this many matches a query is ranked in one piece; above, in title tiers (see tieredPage). */
+  rankAllUpTo?: number;
   /** Readers (serve) open the file read-only; the writer (ingest) creates and migrates it. */
   readOnly?: boolean;
 }
@@ -42,6 +44,7 @@ interface DocumentRow {
   changed_at: string;
 }
 
+const RANK_ALL_UP_TO = 4000;
 const COUNT_SLICE = 32_768; // row ids per counting statement at first
 
 function toDocument(row: DocumentRow): StoredDocument {
@@ -115,11 +118,13 @@ const ROW_PARAMS = ROW_COLUMNS.split(',').map((c) => `$${c.trim()}`).join(', ');
 
 export class SqliteIndex implements DocumentIndex {
   readonly file: string;
+  private readonly rankAllUpTo: number;
   private readonly db: DatabaseSync;
   private readonly statements = new Map<string, StatementSync>();
 
   constructor(options: SqliteIndexOptions) {
     this.file = options.file;
+    this.rankAllUpTo = options.rankAllUpTo ?? RANK_ALL_UP_TO;
     if (options.file !== ':memory:' && !options.readOnly) mkdirSync(dirname(options.file), { recursive: true });
     if (options.readOnly) {
       // A reader may be started before anything was ingested: create the empty layout first.
@@ -153,35 +158,58 @@ export class SqliteIndex implements DocumentIndex {
 
   searchSync(query: IndexQuery): IndexSearchResult {
     const match = buildMatch(query);
-    const params: Record<string, string | number> = { $match: match, $limit: query.limit + 1, $offset: query.offset };
-    if (query.minAgeDate) params.$minAge = query.minAgeDate;
-    // Rank and page on row ids only, then read the few documents of the page: sorting whole
-    // document rows (with their text) for every match would cost more than the ranking itself.
-    const needsDocuments = query.order === 'newest' || Boolean(query.minAgeDate);
-    const from = needsDocuments ? 'documents_fts f JOIN documents d ON d.seq = f.rowid' : 'documents_fts f';
-    const ageFilter = query.minAgeDate ? 'AND d.age_date >= $minAge' : '';
-    const order = query.order === 'newest' ? 'd.age_date DESC NULLS LAST, d.seq DESC' : 'f.rank, f.rowid';
-    const seqs = this.statement(
-      `SELECT f.rowid AS seq FROM ${from} WHERE documents_fts MATCH $match ${ageFilter} ORDER BY ${order} LIMIT $limit OFFSET $offset`,
-    ).all(params) as { seq: number }[];
-    const rows = this.documentsBySeq(seqs.slice(0, query.limit).map((row) => row.seq));
-
+    // Counting is cheap, ranking is not (bm25 reads the positions of every match): with many
+    // matches, rank in two tiers — documents with a query word in the title first — so that a
+    // page ranks only the tier it comes from.
+    const counted = query.order === 'relevance' && query.terms.length ? this.countMatches(match, query) : null;
+    const seqs =
+      counted && counted.count > this.rankAllUpTo ? this.tieredPage(match, query) : this.rankedPage(match, query, query.limit + 1, query.offset);
+    // Read the few documents of the page only: sorting whole rows (with text) would cost more than ranking.
+    const page = this.documentsBySeq(seqs.slice(0, query.limit));
     const hasMore = seqs.length > query.limit;
-    const page = rows;
     const exactSeqs = this.exactMatches(query, page);
     const hits: IndexHit[] = page.map((row) => ({
       document: toDocument(row),
       matchType: exactSeqs.has(row.seq) ? 'exact' : 'word_form',
     }));
 
-    if (!hasMore && (page.length > 0 || query.offset === 0)) {
+    if (!counted && !hasMore && (page.length > 0 || query.offset === 0)) {
       return { hits, hasMore, total: query.offset + page.length, totalRelation: 'eq' };
     }
-    const { count, complete } = this.countMatches(match, query);
+    const { count, complete } = counted ?? this.countMatches(match, query);
     // A count cut short by its budget is still at least what this page proves to exist.
     const proven = page.length ? query.offset + page.length + (hasMore ? 1 : 0) : 0;
-    const total = Math.max(count, proven);
-    return { hits, hasMore, total, totalRelation: complete ? 'eq' : 'gte' };
+    return { hits, hasMore, total: Math.max(count, proven), totalRelation: complete ? 'eq' : 'gte' };
+  }
+
+  /** Row ids of one page in relevance (or newest-first) order over `match`. */
+  private rankedPage(match: string, query: IndexQuery, limit: number, offset: number): number[] {
+    if (limit <= 0) return [];
+    const params: Record<string, string | number> = { $match: match, $limit: limit, $offset: offset };
+    if (query.minAgeDate) params.$minAge = query.minAgeDate;
+    const needsDocuments = query.order === 'newest' || Boolean(query.minAgeDate);
+    const from = needsDocuments ? 'documents_fts f JOIN documents d ON d.seq = f.rowid' : 'documents_fts f';
+    const ageFilter = query.minAgeDate ? 'AND d.age_date >= $minAge' : '';
+    const order = query.order === 'newest' ? 'd.age_date DESC NULLS LAST, d.seq DESC' : 'f.rank, f.rowid';
+    const rows = this.statement(
+      `SELECT f.rowid AS seq FROM ${from} WHERE documents_fts MATCH $match ${ageFilter} ORDER BY ${order} LIMIT $limit OFFSET $offset`,
+    ).all(params) as { seq: number }[];
+    return rows.map((row) => row.seq);
+  }
+
+  /**
+   * One page of the tiered order: every match with a query word in its title (by bm25), then every
+   * other match (by bm25). With the title weighing ten times the body, this is the bm25 order in
+   * all but rare mixed cases, and a page ranks only its tier.
+   */
+  private tieredPage(match: string, query: IndexQuery): number[] {
+    const titled = `(${match}) AND ${buildTitleMatch(query.terms)}`;
+    const untitled = `(${match}) NOT ${buildTitleMatch(query.terms)}`;
+    const titledCount = this.countMatches(titled, { ...query, countBudgetMs: Number.POSITIVE_INFINITY }).count;
+    const wanted = query.limit + 1;
+    const fromTitled = this.rankedPage(titled, query, Math.min(wanted, titledCount - query.offset), query.offset);
+    const rest = wanted - fromTitled.length;
+    return [...fromTitled, ...this.rankedPage(untitled, query, rest, Math.max(0, query.offset - titledCount))];
   }
 
   private documentsBySeq(seqs: number[]): DocumentRow[] {

@@ -13,7 +13,7 @@ const NEAR_DUPLICATE_SIMILARITY = 0.85;
 const NEAR_DUPLICATE_CANDIDATES = 20;
 // A cheap first filter before the shingle comparison: unrelated texts differ in about half of the
 // 64 SimHash bits, a page fetched twice with another footer line in a few.
-const NEAR_DUPLICATE_MAX_BITS = 16;
+const NEAR_DUPLICATE_MAX_BITS = 10;
 
 export async function storeDocument(index: DocumentIndex, doc: StoredDocument): Promise<StoreOutcome> {
   const fetchedUrl = typeof doc.content.fetched_url === 'string' ? doc.content.fetched_url : null;

@@ -1,0 +1,105 @@
+import { ageDateOf, type DocumentType, type StoredDocument } from '../../core/document.ts';
+import { titleKeyOf } from '../../core/text.ts';
+
+// The `documents` table's rows and the document model, both ways.
+
+export interface DocumentRow {
+  seq: number;
+  id: string;
+  url: string;
+  canonical_url: string;
+  host: string;
+  source_domain: string;
+  source_id: string;
+  title: string;
+  text: string;
+  content_type: string;
+  document_type: string;
+  language: string | null;
+  published_at: string | null;
+  modified_at: string | null;
+  content_date: string | null;
+  dates: string;
+  fetched_at: string;
+  content_hash: string;
+  fingerprint: string | null;
+  topic: string | null;
+  is_news: number;
+  content: string;
+  duplicate_of: string | null;
+  changed_at: string;
+}
+
+
+export function toDocument(row: DocumentRow): StoredDocument {
+  return {
+    id: row.id,
+    url: row.url,
+    canonicalUrl: row.canonical_url,
+    host: row.host,
+    sourceDomain: row.source_domain,
+    sourceId: row.source_id,
+    title: row.title,
+    text: row.text,
+    contentType: row.content_type,
+    documentType: row.document_type as DocumentType,
+    language: row.language,
+    publishedAt: row.published_at,
+    modifiedAt: row.modified_at,
+    contentDate: row.content_date,
+    dates: JSON.parse(row.dates),
+    fetchedAt: row.fetched_at,
+    contentHash: row.content_hash,
+    fingerprint: row.fingerprint,
+    topic: row.topic,
+    isNews: row.is_news === 1,
+    content: JSON.parse(row.content),
+    duplicateOf: row.duplicate_of,
+    changedAt: row.changed_at,
+  };
+}
+
+export function toRow(doc: StoredDocument): Omit<DocumentRow, 'seq'> & { age_date: string | null; title_key: string } {
+  return {
+    id: doc.id,
+    url: doc.url,
+    canonical_url: doc.canonicalUrl,
+    host: doc.host,
+    source_domain: doc.sourceDomain,
+    source_id: doc.sourceId,
+    title: doc.title,
+    text: doc.text,
+    content_type: doc.contentType,
+    document_type: doc.documentType,
+    language: doc.language,
+    published_at: doc.publishedAt,
+    modified_at: doc.modifiedAt,
+    content_date: doc.contentDate,
+    age_date: ageDateOf(doc),
+    dates: JSON.stringify(doc.dates),
+    fetched_at: doc.fetchedAt,
+    content_hash: doc.contentHash,
+    title_key: titleKeyOf(doc.title),
+    fingerprint: doc.fingerprint,
+    topic: doc.topic,
+    is_news: doc.isNews ? 1 : 0,
+    content: JSON.stringify(doc.content),
+    duplicate_of: doc.duplicateOf,
+    changed_at: doc.changedAt,
+  };
+}
+
+/** Everything that makes a record different, except when it changed. */
+export function signatureOf(doc: StoredDocument): string {
+  const { changedAt: _changedAt, prepared: _prepared, ...rest } = doc;
+  return JSON.stringify(rest);
+}
+
+export const ROW_COLUMNS = `id, url, canonical_url, host, source_domain, source_id, title, text, content_type, document_type, language,
+  published_at, modified_at, content_date, age_date, dates, fetched_at, content_hash, title_key, fingerprint, topic, is_news, content,
+  duplicate_of, changed_at`;
+export const ROW_PARAMS = ROW_COLUMNS.split(',').map((c) => `$${c.trim()}`).join(', ');
+
+export function prefixed(row: Record<string, unknown>): Record<string, string | number | null> {
+  return Object.fromEntries(Object.entries(row).map(([key, value]) => [`$${key}`, value as string | number | null]));
+}

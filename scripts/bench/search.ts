@@ -12,7 +12,8 @@
 // 1000000), --merge (include earlier per-size results found in --out in the aggregate and the
 // plot), --publish (copy the aggregate JSON and the SVG to docs/bench/), --quiet-wait S (before
 // each measurement, wait up to S seconds, default 300, for other work on the machine to stop; the
-// CPU that other processes used during each measurement is reported either way).
+// CPU that other processes used during each measurement is reported either way), --ingest-only
+// (generate and ingest the collections, measure nothing else).
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, release, totalmem } from 'node:os';
@@ -44,6 +45,7 @@ const { values } = parseArgs({
     publish: { type: 'boolean', default: false },
     'quiet-wait': { type: 'string', default: '300' },
     seed: { type: 'string', default: '1' },
+    'ingest-only': { type: 'boolean', default: false },
   },
 });
 const SIZES = values.docs!.split(',').map((s) => Number(s.trim())).filter((n) => n > 0);
@@ -570,6 +572,10 @@ async function main(): Promise<void> {
   checkBuild();
   mkdirSync(OUT, { recursive: true });
   const results: SizeResult[] = [];
+  if (values['ingest-only']) {
+    for (const docs of SIZES) await prepareCollection(docs, OUT, { reuse: values.reuse!, seed: Number(values.seed) });
+    process.exit(0);
+  }
   for (const docs of SIZES) {
     const result = await measure(docs);
     writeFileSync(join(OUT, `search-${docs}.json`), JSON.stringify(result, null, 2));

@@ -20,6 +20,8 @@ export interface IndexPreparation {
   body: { exact: string; base: string };
   fingerprint: string | null;
   topic: string | null;
+  /** contentHashOf(contentOf(title, text)) with the extracted title. */
+  contentHash: string;
 }
 
 /** What an extractor reads out of one file's bytes, before ids and sources are assigned. */

@@ -7,6 +7,11 @@ export function normalizeText(text: string): string {
   return text.normalize('NFC').toLowerCase().replace(/\s+/g, ' ').trim();
 }
 
+/** What the content hash covers: the title and the text of a document. */
+export function contentOf(title: string, text: string): string {
+  return `${title}\n${text}`;
+}
+
 export function contentHashOf(text: string): string {
   return createHash('sha256').update(normalizeText(text)).digest('hex');
 }

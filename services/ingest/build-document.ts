@@ -1,6 +1,6 @@
 import { analyzeForIndex } from '../core/analysis/index.ts';
 import type { ExtractedDocument, StoredDocument } from '../core/document.ts';
-import { contentHashOf, fingerprintOf } from '../core/text.ts';
+import { contentHashOf, contentOf, fingerprintOf } from '../core/text.ts';
 import { documentIdForUrl, hostOf, normalizeUrl, registrableDomain, sourceIdFor } from '../core/urls.ts';
 import type { IngestItem } from './item.ts';
 
@@ -48,7 +48,9 @@ export function buildStoredDocument(item: IngestItem, extracted: ExtractedDocume
     contentDate: extracted.contentDate,
     dates: extracted.dates,
     fetchedAt: item.fetchedAt,
-    contentHash: contentHashOf(`${title}\n${extracted.text}`),
+    // The workers hash with the extracted title; only a fallback title needs a new hash.
+    contentHash:
+      extracted.prepared && title === extracted.title.trim() ? extracted.prepared.contentHash : contentHashOf(contentOf(title, extracted.text)),
     fingerprint: extracted.prepared ? extracted.prepared.fingerprint : fingerprintOf(extracted.text),
     topic,
     isNews: extracted.isNews,

@@ -63,7 +63,7 @@ type Prepared = { item: IngestItem; extracted: ExtractedDocument; topic: string 
 export async function ingest(inputs: AsyncIterable<IngestInput> | Iterable<IngestInput>, deps: IngestDeps): Promise<IngestSummary> {
   const summary = emptySummary();
   const concurrency = deps.concurrency ?? 8;
-  const batchSize = deps.batchSize ?? 200;
+  const batchSize = deps.batchSize ?? 1000;
   const now = deps.now ?? (() => new Date());
 
   const skip = (label: string, reason: string) => {
@@ -132,7 +132,10 @@ export async function ingest(inputs: AsyncIterable<IngestInput> | Iterable<Inges
     } else {
       inFlight.push(prepare(input));
     }
-    if (inFlight.length >= concurrency) await takeOldest();
+    // Files hold their bytes while in flight, so few at a time; pre-extracted records are small and
+    // run two batches ahead, so that the workers keep analysing while the writer commits a batch.
+    const ahead = !isProblem(input) && input.extracted ? Math.max(concurrency, batchSize * 2) : concurrency;
+    while (inFlight.length >= ahead) await takeOldest();
   }
   while (inFlight.length) await takeOldest();
   await flush();

@@ -42,6 +42,9 @@ export class SqliteIndex implements DocumentIndex {
       this.db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL');
       checkSchemaVersion(this.db, options.file);
       createSchema(this.db);
+      // Merge FTS5 segments in larger steps while writing (measured: a third less time per document
+      // than the default of 4); ingestion ends with a full `optimize`, so readers see one segment.
+      this.db.exec(`INSERT INTO documents_fts(documents_fts, rank) VALUES ('automerge', 16)`);
     } else {
       checkSchemaVersion(this.db, options.file);
     }

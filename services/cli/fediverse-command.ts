@@ -61,7 +61,7 @@ async function ingestFiles(argv: string[]): Promise<number> {
     console.log(formatApplied(total));
     return files.some((file) => file.error) ? 1 : 0;
   } finally {
-    index.optimize();
+    await index.optimize();
     await index.close();
   }
 }
@@ -110,7 +110,7 @@ async function fetchInstance(argv: string[]): Promise<number> {
     );
     return summary.stopped === 'http_error' || summary.stopped === 'network_error' ? 1 : 0;
   } finally {
-    index.optimize();
+    await index.optimize();
     await index.close();
   }
 }

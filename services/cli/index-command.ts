@@ -3,14 +3,17 @@ import { createTypesenseClient } from '../index/typesense/client.ts';
 import { aliasTarget } from '../index/typesense/collections.ts';
 import { copySqliteToTypesense } from '../index/typesense/copy.ts';
 import { COLLECTIONS, type CollectionKind } from '../index/typesense/schema.ts';
+import { SqliteIndex } from '../index/sqlite/sqlite-index.ts';
 import { fediverseIndexFile } from '../ingest/fediverse/paths.ts';
 import { loadConfig } from './config.ts';
 
-// `fundus index ...`: moving the embedded index into a Typesense cluster and looking at it.
+// `fundus index ...`: moving the embedded index into a Typesense cluster, looking at it, optimizing
+// the embedded index.
 // The Typesense nodes and key come from TYPESENSE_NODES / TYPESENSE_API_KEY (as for `serve`).
 
 export const INDEX_USAGE = `fundus index copy --from sqlite --to typesense --data DIR [options]
 fundus index status [--collection web|fediverse]
+fundus index optimize --data DIR [--collection web|fediverse]
 
 copy     reads every record of DIR/index.sqlite (read-only, a consistent snapshot) and imports it
          in batches into a fresh collection (fundus_web_v1_<UTC stamp>); when all records are in,
@@ -21,6 +24,9 @@ copy     reads every record of DIR/index.sqlite (read-only, a consistent snapsho
   --batch-size N               records per JSONL import request (default 200)
   --drop-previous              delete the collection the alias pointed at before
 status   prints where the alias points and how many records the collection holds.
+optimize merges the embedded index into one segment and rebuilds its head-term lists (the stored
+         first ranks of every word that matches many documents). Ingestion does this at its end;
+         run it after writes made some other way, or to rebuild the lists with --min-matches N.
 
 Needs TYPESENSE_NODES (comma-separated https://host:port) and TYPESENSE_API_KEY (an admin key).`;
 
@@ -95,6 +101,23 @@ async function status(argv: string[], env: NodeJS.ProcessEnv, out: NodeJS.Writab
   return 0;
 }
 
+async function optimize(argv: string[], env: NodeJS.ProcessEnv, out: NodeJS.WritableStream): Promise<number> {
+  const { values } = parseArgs({ args: argv, options: { data: { type: 'string' }, collection: { type: 'string' }, 'min-matches': { type: 'string' } } });
+  const minMatches = values['min-matches'] === undefined ? undefined : Number(values['min-matches']);
+  if (minMatches !== undefined && !(Number.isInteger(minMatches) && minMatches >= 1)) throw new UsageError('--min-matches must be a whole number of at least 1');
+  const index = new SqliteIndex({ file: sqliteIndexFile(values.data, env, collectionKind(values.collection)) });
+  try {
+    const started = performance.now();
+    const built = await index.optimize({ headTermMinMatches: minMatches });
+    out.write(
+      `optimized in ${((performance.now() - started) / 1000).toFixed(1)} s: ${built.lists} head-term lists (of ${built.words} words), built in ${built.seconds.toFixed(1)} s\n`,
+    );
+    return 0;
+  } finally {
+    index.closeSync();
+  }
+}
+
 export async function runIndexCommand(
   argv: string[],
   env: NodeJS.ProcessEnv = process.env,
@@ -108,6 +131,7 @@ export async function runIndexCommand(
   try {
     if (subcommand === 'copy') return await copy(rest, env, io.out);
     if (subcommand === 'status') return await status(rest, env, io.out);
+    if (subcommand === 'optimize') return await optimize(rest, env, io.out);
     throw new UsageError(`unknown subcommand "${subcommand}"`);
   } catch (error) {
     if (error instanceof UsageError) {

@@ -72,7 +72,7 @@ export async function ingestInputs(
       concurrency: run.workers * 4,
       onEvent: progress.onEvent,
     });
-    if (index instanceof SqliteIndex) index.optimize();
+    if (index instanceof SqliteIndex) await index.optimize();
     progress.done();
     return summary;
   } finally {

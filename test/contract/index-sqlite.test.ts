@@ -2,6 +2,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { IndexQuery } from '../../services/core/index-port.ts';
+import { HEAD_LIST_LENGTH } from '../../services/index/sqlite/head-terms.ts';
 import { SqliteIndex } from '../../services/index/sqlite/sqlite-index.ts';
 import { analyzeQuery } from '../../services/core/analysis/index.ts';
 import { makeDoc, CONTRACT_DOCS } from '../helpers/documents.ts';
@@ -10,6 +12,15 @@ import { indexContract } from './index-contract.ts';
 indexContract('sqlite (file)', async () => new SqliteIndex({ file: join(mkdtempSync(join(tmpdir(), 'fundus-idx-')), 'index.sqlite') }));
 // The same contract with every relevance query ranked in title tiers (the path of large match sets).
 indexContract('sqlite (title tiers)', async () => new SqliteIndex({ file: join(mkdtempSync(join(tmpdir(), 'fundus-idx-')), 'index.sqlite'), rankAllUpTo: 0 }));
+
+/** Rebuilds the head-term lists (every word a list) before each search, so one-word queries take them. */
+class HeadTermsEverywhere extends SqliteIndex {
+  override async search(query: IndexQuery) {
+    await this.optimize({ headTermMinMatches: 1 });
+    return super.search(query);
+  }
+}
+indexContract('sqlite (head-term lists)', async () => new HeadTermsEverywhere({ file: join(mkdtempSync(join(tmpdir(), 'fundus-idx-')), 'index.sqlite') }));
 
 describe('sqlite index: its own behaviour', () => {
   it('pages through title tiers without gaps or repeats, titled matches first', async () => {
@@ -30,6 +41,90 @@ describe('sqlite index: its own behaviour', () => {
     expect(seen.slice(0, 10).every((title) => title.startsWith('Satzung'))).toBe(true);
     expect(seen.slice(10).every((title) => title.startsWith('Bericht'))).toBe(true);
     await index.close();
+  });
+
+  describe('head-term lists', () => {
+    const newIndex = () => new SqliteIndex({ file: join(mkdtempSync(join(tmpdir(), 'fundus-idx-')), 'index.sqlite'), rankAllUpTo: Number.POSITIVE_INFINITY });
+    const types = ['html', 'pdf', 'docx'] as const;
+    // Enough documents that the list (1051 ranks) is shorter than the matches: the filtered and
+    // deep pages are then answered from a prefix of the ranking, which must equal FTS5's own order.
+    const docs = Array.from({ length: HEAD_LIST_LENGTH + 300 }, (_, i) =>
+      makeDoc({
+        url: `https://${i % 5 === 0 ? 'amt.' : ''}stadt${i % 3}.example/seite/${i}`,
+        title: i % 9 === 0 ? `Satzung ${i}` : `Bericht ${i}`,
+        text: `${'Die Satzung gilt. '.repeat(1 + (i % 11))}Dazu ${'weitere Worte '.repeat(i % 13)} Fall ${i}.`,
+        type: types[i % 3],
+        topic: i % 4 === 0 ? 'Recht' : 'Verwaltung',
+        modifiedAt: i % 6 === 0 ? null : `20${10 + (i % 16)}-03-01T00:00:00Z`,
+      }),
+    );
+    const word = (q: string, extra: Partial<IndexQuery> = {}): IndexQuery => ({
+      terms: analyzeQuery(q), order: 'relevance', limit: 10, offset: 0, countBudgetMs: 60_000, ...extra,
+    });
+    const ids = (result: { hits: { document: { id: string } }[] }) => result.hits.map((hit) => hit.document.id);
+
+    async function filled(): Promise<SqliteIndex> {
+      const index = newIndex();
+      await index.writeBatch(async () => {
+        for (const doc of docs) await index.put(doc);
+      });
+      return index;
+    }
+
+    it('answer one-word queries in the same order, pages and totals as FTS5 ranking', async () => {
+      const index = await filled();
+      const cases: Partial<IndexQuery>[] = [
+        {},
+        { offset: 990, limit: 50 },
+        { offset: 1000, limit: 50 },
+        { documentTypes: ['pdf'] },
+        { documentTypes: ['pdf', 'docx'], offset: 300, limit: 50 },
+        { host: 'stadt1.example' },
+        { host: 'amt.stadt2.example', offset: 20 },
+        { topic: 'recht' },
+        { minAgeDate: '2020-01-01' },
+        { topic: 'Recht', documentTypes: ['html'], offset: 5 },
+        { documentTypes: ['html', 'pdf'], minAgeDate: '2015-06-01', host: 'stadt0.example' },
+      ];
+      const expected = cases.map(() => null as unknown);
+      for (const [i, extra] of cases.entries()) {
+        const result = await index.search(word('Satzung', extra));
+        expect(index.lastPlan).toBe('fts5');
+        expected[i] = { ids: ids(result), total: result.total, relation: result.totalRelation, hasMore: result.hasMore };
+      }
+      // Once ranked on this thread, once on two worker threads: the same lists.
+      for (const threads of [1, 2]) {
+        const built = await index.optimize({ headTermMinMatches: 100, threads });
+        expect(built.lists).toBeGreaterThan(0);
+        for (const [i, extra] of cases.entries()) {
+          const result = await index.search(word('Satzung', extra));
+          expect(index.lastPlan, JSON.stringify(extra)).toBe('head_terms');
+          expect({ ids: ids(result), total: result.total, relation: result.totalRelation, hasMore: result.hasMore }, JSON.stringify(extra)).toEqual(expected[i]);
+        }
+      }
+      await index.close();
+    });
+
+    it('fall back to FTS5 when a page lies beyond the list, too few listed documents pass the filters, or the index changed', async () => {
+      const index = await filled();
+      await index.optimize({ headTermMinMatches: 100 });
+      await index.search(word('Satzung', { offset: 1001, limit: 50 }));
+      expect(index.lastPlan).toBe('fts5');
+      await index.search(word('Satzung', { host: 'nirgends.example' }));
+      expect(index.lastPlan).toBe('fts5');
+      await index.search(word('Satzung Fall'));
+      expect(index.lastPlan).toBe('fts5');
+      await index.search(word('Satzung'));
+      expect(index.lastPlan).toBe('head_terms');
+
+      const newcomer = makeDoc({ url: 'https://neu.example/satzung', title: 'Satzung Satzung Satzung', text: 'Satzung.' });
+      await index.put(newcomer);
+      const result = await index.search(word('Satzung'));
+      expect(index.lastPlan).toBe('fts5');
+      expect(ids(result)[0]).toBe(newcomer.id);
+      expect(result.total).toBe(docs.length + 1);
+      await index.close();
+    });
   });
 
   it('lets a read-only reader see what the writer committed', async () => {

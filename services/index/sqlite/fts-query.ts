@@ -38,7 +38,8 @@ function quote(token: string): string {
   return `"${token.replaceAll('"', '""')}"`;
 }
 
-function termMatch(term: QueryTerm): string {
+/** One query term: its exact form in the exact columns, or one of its base forms in the base columns. */
+export function termMatch(term: QueryTerm): string {
   const bases = [...new Set(term.bases)].map(quote).join(' OR ');
   const exact = `{title_exact body_exact} : ${quote(term.exact)}`;
   return bases ? `(${exact} OR {title_base body_base} : (${bases}))` : `(${exact})`;

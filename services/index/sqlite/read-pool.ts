@@ -1,9 +1,8 @@
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { StoredDocument } from '../../core/document.ts';
 import { AppError } from '../../core/errors.ts';
 import type { DocumentIndex, IndexQuery, IndexSearchResult, IndexStats, SourceCount, WriteOutcome } from '../../core/index-port.ts';
+import { siblingUrl } from './sibling.ts';
 import { SqliteIndex } from './sqlite-index.ts';
 
 // The embedded index for serving: reads run on worker threads, each with its own read-only
@@ -21,15 +20,6 @@ interface Pending {
   reject(error: Error): void;
 }
 
-function workerUrl(): URL {
-  const own = import.meta.url;
-  for (const name of own.endsWith('.ts') ? ['read-worker.ts', 'read-worker.js'] : ['read-worker.js', 'read-worker.ts']) {
-    const url = new URL(`./${name}`, own);
-    if (existsSync(fileURLToPath(url))) return url;
-  }
-  throw new Error(`read worker not found next to ${own}`);
-}
-
 function readOnly(): never {
   throw new AppError('INTERNAL', { message: 'the serving index is read-only; write with `fundus ingest`' });
 }
@@ -42,7 +32,7 @@ export class SqliteReadPool implements DocumentIndex {
   constructor(options: { file: string; workers: number }) {
     // Creates the empty layout when nothing was ingested yet, and checks the layout version.
     new SqliteIndex({ file: options.file, readOnly: true }).closeSync();
-    const url = workerUrl();
+    const url = siblingUrl('read-worker');
     for (let i = 0; i < Math.max(1, options.workers); i++) {
       const worker = new Worker(url, { workerData: { file: options.file }, execArgv: process.execArgv.filter((arg) => !arg.startsWith('--input-type')) });
       const slot = { worker, busy: 0 };

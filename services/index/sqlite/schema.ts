@@ -43,6 +43,9 @@ export function createSchema(db: DatabaseSync): void {
     CREATE INDEX IF NOT EXISTS documents_source ON documents(source_domain) WHERE duplicate_of IS NULL;
     CREATE INDEX IF NOT EXISTS documents_newest ON documents(age_date) WHERE duplicate_of IS NULL;
     CREATE INDEX IF NOT EXISTS documents_title_key ON documents(title_key) WHERE duplicate_of IS NULL;
+    -- Filters of head-term lists (head-terms.ts) read these columns without the rows' texts.
+    CREATE INDEX IF NOT EXISTS documents_facets ON documents(seq, document_type, host, topic, is_news, age_date);
+    CREATE TABLE IF NOT EXISTS head_terms (expression TEXT PRIMARY KEY, total INTEGER NOT NULL, seqs BLOB NOT NULL) WITHOUT ROWID;
     CREATE TABLE IF NOT EXISTS aliases (alias_id TEXT PRIMARY KEY, url TEXT NOT NULL, document_id TEXT NOT NULL);
     CREATE INDEX IF NOT EXISTS aliases_document ON aliases(document_id);
     CREATE VIRTUAL TABLE IF NOT EXISTS documents_fts USING fts5(
@@ -50,6 +53,8 @@ export function createSchema(db: DatabaseSync): void {
       content='', contentless_delete=1, tokenize="ascii tokenchars '_'"
     );
   `);
+  // Bumped by every commit (sqlite-index.ts); head-term lists remember the generation they were built at.
+  db.exec(`INSERT OR IGNORE INTO meta (key, value) VALUES ('generation', '0')`);
   const version = db.prepare(`SELECT value FROM meta WHERE key = 'schema_version'`).get() as { value: string } | undefined;
   if (!version) {
     db.prepare(`INSERT INTO meta(key, value) VALUES ('schema_version', ?)`).run(SQLITE_SCHEMA_VERSION);

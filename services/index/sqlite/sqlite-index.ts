@@ -5,7 +5,8 @@ import { analyzeForIndex } from '../../core/analysis/index.ts';
 import type { StoredDocument } from '../../core/document.ts';
 import type { DocumentIndex, IndexHit, IndexQuery, IndexSearchResult, IndexStats, SourceCount, WriteOutcome } from '../../core/index-port.ts';
 import { fingerprintDistance } from '../../core/text.ts';
-import { buildExactMatch, buildMatch, buildTitleMatch, facetsOf } from './fts-query.ts';
+import { buildExactMatch, buildMatch, buildTitleMatch, facetsOf, termMatch } from './fts-query.ts';
+import { buildHeadTerms, HEAD_LIST_LENGTH, hasFilters, passesFilters, readHeadList, type FacetRow, type HeadTermsBuild } from './head-terms.ts';
 import { prefixed, ROW_COLUMNS, ROW_PARAMS, signatureOf, toDocument, toRow, type DocumentRow } from './rows.ts';
 import { checkSchemaVersion, createSchema } from './schema.ts';
 
@@ -64,7 +65,16 @@ export class SqliteIndex implements DocumentIndex {
     return this.searchSync(query);
   }
 
+  /** How the last search was answered (tests and benchmarks look at it). */
+  lastPlan: 'head_terms' | 'fts5' = 'fts5';
+
   searchSync(query: IndexQuery): IndexSearchResult {
+    const head = this.headTermPage(query);
+    this.lastPlan = head ? 'head_terms' : 'fts5';
+    return head ?? this.rankedSearch(query);
+  }
+
+  private rankedSearch(query: IndexQuery): IndexSearchResult {
     const match = buildMatch(query);
     // Counting is cheap, ranking is not (bm25 reads the positions of every match): with many
     // matches, rank in two tiers — documents with a query word in the title first — so that a
@@ -72,21 +82,81 @@ export class SqliteIndex implements DocumentIndex {
     const counted = query.order === 'relevance' && query.terms.length ? this.countMatches(match, query) : null;
     const seqs =
       counted && counted.count > this.rankAllUpTo ? this.tieredPage(match, query) : this.rankedPage(match, query, query.limit + 1, query.offset);
+    const { hits, hasMore } = this.hitsOf(query, seqs);
+    if (!counted && !hasMore && (hits.length > 0 || query.offset === 0)) {
+      return { hits, hasMore, total: query.offset + hits.length, totalRelation: 'eq' };
+    }
+    return this.withTotal(query, hits, hasMore, counted ?? this.countMatches(match, query));
+  }
+
+  /**
+   * A one-word query answered from the word's stored head list (head-terms.ts): the page in bm25
+   * order and, without filters, the exact total. Null when there is no fresh list for the word or
+   * too few of its documents pass the filters to fill the page in exact order.
+   */
+  private headTermPage(query: IndexQuery): IndexSearchResult | null {
+    if (query.order !== 'relevance' || query.terms.length !== 1 || query.offset + query.limit + 1 > HEAD_LIST_LENGTH) return null;
+    const list = readHeadList((sql) => this.statement(sql), termMatch(query.terms[0]));
+    if (!list) return null;
+    const complete = list.seqs.length === list.total;
+    const wanted = query.offset + query.limit + 1;
+    let ranked: number[];
+    if (!hasFilters(query)) {
+      ranked = Array.from(list.seqs.subarray(0, wanted));
+    } else {
+      ranked = this.filteredPrefix(list.seqs, query, wanted);
+      if (ranked.length < wanted && !complete) return null;
+    }
+    const { hits, hasMore } = this.hitsOf(query, ranked.slice(query.offset));
+    if (!hasFilters(query)) return { hits, hasMore, total: list.total, totalRelation: 'eq' };
+    return this.withTotal(query, hits, hasMore, complete ? { count: this.countFiltered(list.seqs, query), complete: true } : this.countMatches(buildMatch(query), query));
+  }
+
+  /** The first `wanted` row ids of a ranked list that pass the query's filters, in list order. */
+  private filteredPrefix(seqs: Int32Array, query: IndexQuery, wanted: number): number[] {
+    const passed: number[] = [];
+    for (let from = 0; from < seqs.length && passed.length < wanted; from += 256) {
+      const chunk = Array.from(seqs.subarray(from, from + 256));
+      const bySeq = new Map(this.facetRows(chunk).map((row) => [row.seq, row]));
+      for (const seq of chunk) {
+        const row = bySeq.get(seq);
+        if (row && passesFilters(row, query) && passed.length < wanted) passed.push(seq);
+      }
+    }
+    return passed;
+  }
+
+  private countFiltered(seqs: Int32Array, query: IndexQuery): number {
+    return this.facetRows(Array.from(seqs)).filter((row) => passesFilters(row, query)).length;
+  }
+
+  private facetRows(seqs: number[]): FacetRow[] {
+    return this.statement(
+      `SELECT seq, document_type, host, topic, is_news, age_date FROM documents INDEXED BY documents_facets
+       WHERE seq IN (SELECT value FROM json_each(?))`,
+    ).all(JSON.stringify(seqs)) as unknown as FacetRow[];
+  }
+
+  /** The documents of one page (ranked row ids, one more than the limit to tell `has_more`). */
+  private hitsOf(query: IndexQuery, seqs: number[]): { hits: IndexHit[]; hasMore: boolean } {
     // Read the few documents of the page only: sorting whole rows (with text) would cost more than ranking.
     const page = this.documentsBySeq(seqs.slice(0, query.limit));
-    const hasMore = seqs.length > query.limit;
     const exactSeqs = this.exactMatches(query, page);
     const hits: IndexHit[] = page.map((row) => ({
       document: toDocument(row),
       matchType: exactSeqs.has(row.seq) ? 'exact' : 'word_form',
     }));
+    return { hits, hasMore: seqs.length > query.limit };
+  }
 
-    if (!counted && !hasMore && (page.length > 0 || query.offset === 0)) {
-      return { hits, hasMore, total: query.offset + page.length, totalRelation: 'eq' };
-    }
-    const { count, complete } = counted ?? this.countMatches(match, query);
+  private withTotal(
+    query: IndexQuery,
+    hits: IndexHit[],
+    hasMore: boolean,
+    { count, complete }: { count: number; complete: boolean },
+  ): IndexSearchResult {
     // A count cut short by its budget is still at least what this page proves to exist.
-    const proven = page.length ? query.offset + page.length + (hasMore ? 1 : 0) : 0;
+    const proven = hits.length ? query.offset + hits.length + (hasMore ? 1 : 0) : 0;
     return { hits, hasMore, total: Math.max(count, proven), totalRelation: complete ? 'eq' : 'gte' };
   }
 
@@ -197,7 +267,7 @@ export class SqliteIndex implements DocumentIndex {
     this.db.exec('BEGIN IMMEDIATE');
     try {
       const result = work();
-      this.db.exec('COMMIT');
+      this.commit();
       return result;
     } catch (error) {
       this.db.exec('ROLLBACK');
@@ -205,12 +275,18 @@ export class SqliteIndex implements DocumentIndex {
     }
   }
 
+  /** Every commit makes a new generation of the index, so that readers know stored head lists are stale. */
+  private commit(): void {
+    this.statement(`INSERT INTO meta (key, value) VALUES ('generation', '1') ON CONFLICT(key) DO UPDATE SET value = value + 1`).run();
+    this.db.exec('COMMIT');
+  }
+
   /** Ingestion writes many documents per commit: one fsync-free WAL commit per batch, not per document. */
   async writeBatch<T>(work: () => Promise<T>): Promise<T> {
     this.db.exec('BEGIN IMMEDIATE');
     try {
       const result = await work();
-      this.db.exec('COMMIT');
+      this.commit();
       return result;
     } catch (error) {
       if (this.db.isTransaction) this.db.exec('ROLLBACK');
@@ -312,9 +388,13 @@ export class SqliteIndex implements DocumentIndex {
     }
   }
 
-  /** Merges FTS5 segments after bulk ingestion, so that queries read fewer b-trees. */
-  optimize(): void {
+  /**
+   * After bulk ingestion: merges FTS5 segments, so that queries read one b-tree per word, and
+   * builds the head-term lists for the index as it now is.
+   */
+  async optimize(options: { headTermMinMatches?: number; threads?: number } = {}): Promise<HeadTermsBuild> {
     this.db.exec(`INSERT INTO documents_fts(documents_fts) VALUES ('optimize')`);
+    return buildHeadTerms(this.db, this.file, { minMatches: options.headTermMinMatches, threads: options.threads });
   }
 
   async close(): Promise<void> {

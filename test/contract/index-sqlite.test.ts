@@ -105,6 +105,39 @@ describe('sqlite index: its own behaviour', () => {
       await index.close();
     });
 
+    it('answer queries of several listed words exactly when the threshold proves it, else from documents in every list', async () => {
+      const index = await filled();
+      const queries = ['Satzung gilt', 'Satzung weitere', 'Bericht weitere Worte', 'Satzung Fall', 'die Satzung gilt weitere'];
+      const cases: Partial<IndexQuery>[] = [{}, { offset: 40, limit: 50 }, { documentTypes: ['pdf'] }, { host: 'stadt1.example', limit: 20 }];
+      const expected = new Map<string, { ids: string[]; total: number }>();
+      for (const q of queries) {
+        for (const extra of cases) {
+          const result = await index.search(word(q, extra));
+          expected.set(q + JSON.stringify(extra), { ids: ids(result), total: result.total });
+        }
+      }
+      await index.optimize({ headTermMinMatches: 100 });
+      const plans: string[] = [];
+      for (const q of queries) {
+        for (const extra of cases) {
+          const result = await index.search(word(q, extra));
+          const want = expected.get(q + JSON.stringify(extra))!;
+          plans.push(index.lastPlan);
+          expect(result.total, q).toBe(want.total);
+          if (index.lastPlan === 'head_terms') expect(ids(result), `${q} ${JSON.stringify(extra)}`).toEqual(want.ids);
+          expect(ids(result)).toHaveLength(want.ids.length);
+          // Bounded or exact, every hit holds every word.
+          for (const hit of result.hits) {
+            const words = `${hit.document.title} ${hit.document.text}`.toLowerCase();
+            for (const w of q.toLowerCase().split(' ')) expect(words).toContain(w);
+          }
+        }
+      }
+      expect(plans).toContain('head_terms');
+      expect(plans.filter((plan) => plan === 'fts5')).toEqual([]);
+      await index.close();
+    });
+
     it('fall back to FTS5 when a page lies beyond the list, too few listed documents pass the filters, or the index changed', async () => {
       const index = await filled();
       await index.optimize({ headTermMinMatches: 100 });
@@ -112,7 +145,7 @@ describe('sqlite index: its own behaviour', () => {
       expect(index.lastPlan).toBe('fts5');
       await index.search(word('Satzung', { host: 'nirgends.example' }));
       expect(index.lastPlan).toBe('fts5');
-      await index.search(word('Satzung Fall'));
+      await index.search(word('Satzung Quastenflosser'));
       expect(index.lastPlan).toBe('fts5');
       await index.search(word('Satzung'));
       expect(index.lastPlan).toBe('head_terms');

@@ -7,14 +7,20 @@ import { hostSuffixes } from '../../core/urls.ts';
 import { termMatch } from './fts-query.ts';
 import { siblingUrl } from './sibling.ts';
 
-// Head-term lists: for every query word that matches many documents, its first ranks in bm25
-// order and its count, computed once after ingestion. FTS5 scores every match of a query (about
-// 1.6 µs each) and scans whole posting lists for the idf, so a common word costs tens to hundreds
-// of milliseconds however few results are shown; a stored list answers the same single-word query,
-// with the same order, from one row. The lists hold only while the index is unchanged: every write
-// batch bumps `generation`, and a reader uses the lists only if they were built at that generation.
-// Filters are applied to a list in rank order, which keeps the order exact as long as enough
-// documents of the list pass them; otherwise, and for every other query, FTS5 ranks as before.
+// Head-term lists ("champion lists", Manning et al., IR book 7.1.3): for every query word that
+// matches many documents, its first ranks with their bm25 scores, and its count, computed once
+// after ingestion. FTS5 scores every match of a query (about 1.6 µs each) and scans whole posting
+// lists for the idf, so a common word costs tens to hundreds of milliseconds however few results
+// are shown; a stored list answers it from one row.
+//   - One word: the list is a prefix of FTS5's own order; filters are applied in that order, which
+//     keeps it exact as long as enough listed documents pass them.
+//   - Several words, each with a list: bm25 is a sum over the words, so a document in every list
+//     has its exact score. The page is exact when its last score beats the best any other document
+//     could reach (its known part plus the last listed score of each list it is missing from: the
+//     threshold algorithm); otherwise it is the best of the documents in every list, a bounded
+//     candidate set of documents ranked near the top for each word.
+// The lists hold only while the index is unchanged: every write batch bumps `generation`, and a
+// reader uses the lists only if they were built at that generation. Every other query goes to FTS5.
 
 /** Ranks kept per word: deep enough for offset 1000 with limit 50, plus one to tell `has_more`. */
 export const HEAD_LIST_LENGTH = 1051;
@@ -23,6 +29,8 @@ export const HEAD_TERM_MIN_MATCHES = 1000;
 
 export interface HeadList {
   seqs: Int32Array;
+  /** bm25 relevance of each listed document for this word (FTS5 rank negated: higher is better). */
+  scores: Float64Array;
   total: number;
 }
 
@@ -38,8 +46,12 @@ const TEXT_COLUMNS = "'title_exact', 'body_exact', 'title_base', 'body_base'";
 export function rankHeadTerm(db: DatabaseSync, expression: string, minMatches: number): { expression: string; list: HeadList | null } {
   const total = Number((db.prepare('SELECT count(*) AS n FROM documents_fts WHERE documents_fts MATCH ?').get(expression) as { n: number }).n);
   if (total < minMatches) return { expression, list: null };
-  const ranked = db.prepare('SELECT rowid FROM documents_fts WHERE documents_fts MATCH ? ORDER BY rank, rowid LIMIT ?').all(expression, HEAD_LIST_LENGTH);
-  return { expression, list: { seqs: Int32Array.from(ranked as { rowid: number }[], (row) => row.rowid), total } };
+  const ranked = db.prepare('SELECT rowid, rank FROM documents_fts WHERE documents_fts MATCH ? ORDER BY rank, rowid LIMIT ?').all(expression, HEAD_LIST_LENGTH) as {
+    rowid: number;
+    rank: number;
+  }[];
+  const seqs = Int32Array.from(ranked, (row) => row.rowid);
+  return { expression, list: { seqs, scores: Float64Array.from(ranked, (row) => -row.rank), total } };
 }
 
 /** The match expressions of every word that occurs in at least `minMatches` documents (one column suffices). */
@@ -83,11 +95,12 @@ export async function buildHeadTerms(db: DatabaseSync, file: string, options: { 
       }),
     );
   }
-  const insert = db.prepare('INSERT OR REPLACE INTO head_terms (expression, total, seqs) VALUES (?, ?, ?)');
+  const insert = db.prepare('INSERT OR REPLACE INTO head_terms (expression, total, seqs, scores) VALUES (?, ?, ?, ?)');
+  const bytes = (array: Int32Array | Float64Array) => new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
   db.exec('BEGIN IMMEDIATE');
   try {
     db.exec('DELETE FROM head_terms');
-    for (const { expression, list } of ranked) if (list) insert.run(expression, list.total, new Uint8Array(list.seqs.buffer, list.seqs.byteOffset, list.seqs.byteLength));
+    for (const { expression, list } of ranked) if (list) insert.run(expression, list.total, bytes(list.seqs), bytes(list.scores));
     db.prepare(`INSERT OR REPLACE INTO meta (key, value) VALUES ('head_terms_generation', (SELECT value FROM meta WHERE key = 'generation'))`).run();
     db.exec('COMMIT');
   } catch (error) {
@@ -100,13 +113,14 @@ export async function buildHeadTerms(db: DatabaseSync, file: string, options: { 
 /** The stored list of a one-word query, if the lists are as new as the index. */
 export function readHeadList(statement: (sql: string) => StatementSync, expression: string): HeadList | null {
   const row = statement(
-    `SELECT h.total, h.seqs FROM head_terms h
+    `SELECT h.total, h.seqs, h.scores FROM head_terms h
      WHERE h.expression = ? AND (SELECT value FROM meta WHERE key = 'generation') IS (SELECT value FROM meta WHERE key = 'head_terms_generation')`,
-  ).get(expression) as { total: number; seqs: Uint8Array } | undefined;
+  ).get(expression) as { total: number; seqs: Uint8Array; scores: Uint8Array } | undefined;
   if (!row) return null;
-  // Copy: a BLOB's bytes need not be aligned for an Int32Array view.
-  const bytes = row.seqs.slice();
-  return { seqs: new Int32Array(bytes.buffer, 0, bytes.byteLength / 4), total: Number(row.total) };
+  // Copies: a BLOB's bytes need not be aligned for a typed-array view.
+  const seqs = row.seqs.slice();
+  const scores = row.scores.slice();
+  return { seqs: new Int32Array(seqs.buffer, 0, seqs.byteLength / 4), scores: new Float64Array(scores.buffer, 0, scores.byteLength / 8), total: Number(row.total) };
 }
 
 export interface FacetRow {
@@ -130,4 +144,52 @@ export function passesFilters(row: FacetRow, query: IndexQuery): boolean {
   if (query.newsOnly && row.is_news !== 1) return false;
   if (query.minAgeDate && !(row.age_date && row.age_date >= query.minAgeDate)) return false;
   return true;
+}
+
+export interface CombinedPage {
+  /** The first `wanted` documents (fewer if the lists hold fewer), best first. */
+  seqs: number[];
+  /** Whether this is provably the order FTS5 would give. */
+  exact: boolean;
+}
+
+/**
+ * The best documents of a query whose every word has a list (see the top of this file). `passing`
+ * keeps the documents that pass the query's filters, in the order given, up to `enough` of them.
+ * Null when the lists hold too few documents that match every word and pass the filters.
+ */
+export function combineHeadLists(
+  lists: HeadList[],
+  wanted: number,
+  passing: (seqs: number[], enough?: number) => number[],
+): CombinedPage | null {
+  if (lists.length === 1) {
+    const seqs = passing(Array.from(lists[0].seqs), wanted);
+    // Past the end of a complete list there is nothing more to find.
+    if (seqs.length < wanted && lists[0].seqs.length < lists[0].total) return null;
+    return { seqs, exact: true };
+  }
+  if (lists.length > 30) return null; // which lists hold a document is kept in a 32-bit mask
+  const everyList = 2 ** lists.length - 1;
+  // The most a document can score for a word without being in its list (nothing, for a complete list).
+  const ceiling = lists.map((list) => (list.seqs.length === list.total ? Number.NEGATIVE_INFINITY : list.scores[list.scores.length - 1]));
+  const known = new Map<number, { sum: number; mask: number }>();
+  lists.forEach((list, i) => {
+    for (let k = 0; k < list.seqs.length; k++) {
+      const entry = known.get(list.seqs[k]);
+      if (entry) {
+        entry.sum += list.scores[k];
+        entry.mask |= 1 << i;
+      } else known.set(list.seqs[k], { sum: list.scores[k], mask: 1 << i });
+    }
+  });
+  const inAll = [...known].filter(([, entry]) => entry.mask === everyList).sort(([a, x], [b, y]) => y.sum - x.sum || a - b);
+  const page = passing(inAll.map(([seq]) => seq), wanted);
+  if (page.length < wanted) return null;
+  const last = known.get(page[page.length - 1])!.sum;
+  // What a document outside every list, or in some of them, could score at most.
+  const bound = (entry: { sum: number; mask: number }) => ceiling.reduce((sum, value, i) => (entry.mask & (1 << i) ? sum : sum + value), entry.sum);
+  const rivals = [...known].filter(([, entry]) => entry.mask !== everyList && bound(entry) >= last).map(([seq]) => seq);
+  const best = Math.max(bound({ sum: 0, mask: 0 }), ...passing(rivals).map((seq) => bound(known.get(seq)!)));
+  return { seqs: page, exact: last > best };
 }

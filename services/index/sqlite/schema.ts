@@ -45,7 +45,7 @@ export function createSchema(db: DatabaseSync): void {
     CREATE INDEX IF NOT EXISTS documents_title_key ON documents(title_key) WHERE duplicate_of IS NULL;
     -- Filters of head-term lists (head-terms.ts) read these columns without the rows' texts.
     CREATE INDEX IF NOT EXISTS documents_facets ON documents(seq, document_type, host, topic, is_news, age_date);
-    CREATE TABLE IF NOT EXISTS head_terms (expression TEXT PRIMARY KEY, total INTEGER NOT NULL, seqs BLOB NOT NULL) WITHOUT ROWID;
+    CREATE TABLE IF NOT EXISTS head_terms (expression TEXT PRIMARY KEY, total INTEGER NOT NULL, seqs BLOB NOT NULL, scores BLOB NOT NULL) WITHOUT ROWID;
     CREATE TABLE IF NOT EXISTS aliases (alias_id TEXT PRIMARY KEY, url TEXT NOT NULL, document_id TEXT NOT NULL);
     CREATE INDEX IF NOT EXISTS aliases_document ON aliases(document_id);
     CREATE VIRTUAL TABLE IF NOT EXISTS documents_fts USING fts5(

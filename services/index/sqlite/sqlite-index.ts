@@ -6,7 +6,17 @@ import type { StoredDocument } from '../../core/document.ts';
 import type { DocumentIndex, IndexHit, IndexQuery, IndexSearchResult, IndexStats, SourceCount, WriteOutcome } from '../../core/index-port.ts';
 import { fingerprintDistance } from '../../core/text.ts';
 import { buildExactMatch, buildMatch, buildTitleMatch, facetsOf, termMatch } from './fts-query.ts';
-import { buildHeadTerms, HEAD_LIST_LENGTH, hasFilters, passesFilters, readHeadList, type FacetRow, type HeadTermsBuild } from './head-terms.ts';
+import {
+  buildHeadTerms,
+  combineHeadLists,
+  HEAD_LIST_LENGTH,
+  hasFilters,
+  passesFilters,
+  readHeadList,
+  type FacetRow,
+  type HeadList,
+  type HeadTermsBuild,
+} from './head-terms.ts';
 import { prefixed, ROW_COLUMNS, ROW_PARAMS, signatureOf, toDocument, toRow, type DocumentRow } from './rows.ts';
 import { checkSchemaVersion, createSchema } from './schema.ts';
 
@@ -65,13 +75,12 @@ export class SqliteIndex implements DocumentIndex {
     return this.searchSync(query);
   }
 
-  /** How the last search was answered (tests and benchmarks look at it). */
-  lastPlan: 'head_terms' | 'fts5' = 'fts5';
+  /** How the last search was answered (tests and benchmarks look at it): head lists exact or bounded, or FTS5. */
+  lastPlan: 'head_terms' | 'head_terms_bounded' | 'fts5' = 'fts5';
 
   searchSync(query: IndexQuery): IndexSearchResult {
-    const head = this.headTermPage(query);
-    this.lastPlan = head ? 'head_terms' : 'fts5';
-    return head ?? this.rankedSearch(query);
+    this.lastPlan = 'fts5';
+    return this.headTermPage(query) ?? this.rankedSearch(query);
   }
 
   private rankedSearch(query: IndexQuery): IndexSearchResult {
@@ -90,44 +99,40 @@ export class SqliteIndex implements DocumentIndex {
   }
 
   /**
-   * A one-word query answered from the word's stored head list (head-terms.ts): the page in bm25
-   * order and, without filters, the exact total. Null when there is no fresh list for the word or
-   * too few of its documents pass the filters to fill the page in exact order.
+   * A query whose every word has a stored head list (head-terms.ts): the page from the lists and,
+   * for one word without filters, the exact total. Null when a word has no fresh list or the lists
+   * hold too few documents for the page.
    */
   private headTermPage(query: IndexQuery): IndexSearchResult | null {
-    if (query.order !== 'relevance' || query.terms.length !== 1 || query.offset + query.limit + 1 > HEAD_LIST_LENGTH) return null;
-    const list = readHeadList((sql) => this.statement(sql), termMatch(query.terms[0]));
-    if (!list) return null;
-    const complete = list.seqs.length === list.total;
     const wanted = query.offset + query.limit + 1;
-    let ranked: number[];
-    if (!hasFilters(query)) {
-      ranked = Array.from(list.seqs.subarray(0, wanted));
-    } else {
-      ranked = this.filteredPrefix(list.seqs, query, wanted);
-      if (ranked.length < wanted && !complete) return null;
+    if (query.order !== 'relevance' || query.terms.length === 0 || wanted > HEAD_LIST_LENGTH) return null;
+    const lists: HeadList[] = [];
+    for (const term of query.terms) {
+      const list = readHeadList((sql) => this.statement(sql), termMatch(term));
+      if (!list) return null;
+      lists.push(list);
     }
-    const { hits, hasMore } = this.hitsOf(query, ranked.slice(query.offset));
-    if (!hasFilters(query)) return { hits, hasMore, total: list.total, totalRelation: 'eq' };
-    return this.withTotal(query, hits, hasMore, complete ? { count: this.countFiltered(list.seqs, query), complete: true } : this.countMatches(buildMatch(query), query));
+    const filtered = hasFilters(query);
+    const combined = combineHeadLists(lists, wanted, (seqs, enough) => (filtered ? this.passingFilters(seqs, query, enough) : seqs.slice(0, enough)));
+    if (!combined) return null;
+    this.lastPlan = combined.exact ? 'head_terms' : 'head_terms_bounded';
+    const { hits, hasMore } = this.hitsOf(query, combined.seqs.slice(query.offset));
+    if (lists.length === 1 && !filtered) return { hits, hasMore, total: lists[0].total, totalRelation: 'eq' };
+    if (lists.length === 1 && lists[0].seqs.length === lists[0].total) {
+      return this.withTotal(query, hits, hasMore, { count: this.passingFilters(Array.from(lists[0].seqs), query).length, complete: true });
+    }
+    return this.withTotal(query, hits, hasMore, this.countMatches(buildMatch(query), query));
   }
 
-  /** The first `wanted` row ids of a ranked list that pass the query's filters, in list order. */
-  private filteredPrefix(seqs: Int32Array, query: IndexQuery, wanted: number): number[] {
+  /** The row ids that pass the query's filters, in the order given; only the first `enough`. */
+  private passingFilters(seqs: number[], query: IndexQuery, enough = Number.POSITIVE_INFINITY): number[] {
     const passed: number[] = [];
-    for (let from = 0; from < seqs.length && passed.length < wanted; from += 256) {
-      const chunk = Array.from(seqs.subarray(from, from + 256));
-      const bySeq = new Map(this.facetRows(chunk).map((row) => [row.seq, row]));
-      for (const seq of chunk) {
-        const row = bySeq.get(seq);
-        if (row && passesFilters(row, query) && passed.length < wanted) passed.push(seq);
-      }
+    for (let from = 0; from < seqs.length && passed.length < enough; from += 256) {
+      const chunk = seqs.slice(from, from + 256);
+      const pass = new Set(this.facetRows(chunk).filter((row) => passesFilters(row, query)).map((row) => row.seq));
+      for (const seq of chunk) if (pass.has(seq) && passed.length < enough) passed.push(seq);
     }
     return passed;
-  }
-
-  private countFiltered(seqs: Int32Array, query: IndexQuery): number {
-    return this.facetRows(Array.from(seqs)).filter((row) => passesFilters(row, query)).length;
   }
 
   private facetRows(seqs: number[]): FacetRow[] {

@@ -144,6 +144,8 @@ interface QueryFigures {
   peerMatched: number | null;
   /** Share of our top-10 URLs the peer also has in its top 10 (null when we found nothing). */
   overlapWithPeer: number | null;
+  /** Share of our top 10 that is in the floor's top 10 (FTS5's exact bm25 order): 1 where we rank exactly. */
+  overlapWithFloor: number | null;
 }
 
 interface SizeResult {
@@ -173,6 +175,8 @@ interface SizeResult {
   floor: Percentiles & { pragmas: string; ageFilter: string; otherCpuCores: number; quietBefore: boolean };
   peer: (Percentiles & { name: string; documents: number; buildSeconds: number; heapUsedBytes: number; rssBytes: number; peakRssBytes: number; quietBefore: boolean; filters: string }) | { name: string; error: string } | null;
   recall: { meanOverlapAt10: number | null; queriesCompared: number; peerEmptyWhereWeFound: number } | null;
+  /** How close our order is to FTS5's exact bm25 order (the floor's), over the top 10. */
+  exactness: { meanOverlapAt10WithFloor: number | null; queriesBelowFloorOrder: string[] };
   classes: Record<string, { http1: number; http8: number | null; floor: number; peer: number | null }>;
   perQueryRatioToFloor: { median: number; over2x: number; compared: number };
   queries: QueryFigures[];
@@ -256,6 +260,17 @@ async function runPeer(collection: Collection): Promise<{ output: PeerOutput; pe
   return { output: JSON.parse(run.stdout) as PeerOutput, peakRss: run.peakRss };
 }
 
+/** The URLs of the floor's row ids (documents.seq is the FTS5 rowid). */
+function urlsOfRows(indexFile: string, rows: number[][]): string[][] {
+  const db = new DatabaseSync(indexFile, { readOnly: true });
+  const url = db.prepare('SELECT url FROM documents WHERE seq = ?');
+  try {
+    return rows.map((ids) => ids.map((id) => (url.get(id) as { url: string } | undefined)?.url ?? ''));
+  } finally {
+    db.close();
+  }
+}
+
 function overlap(ours: string[], theirs: string[]): number | null {
   if (ours.length === 0) return null;
   const set = new Set(theirs);
@@ -280,6 +295,11 @@ function withOtherCpu<T>(work: () => T): { value: T; otherCpuCores: number } {
   const seconds = (performance.now() - started) / 1000;
   const used = process.cpuUsage(own);
   return { value, otherCpuCores: round(Math.max(0, machineBusySeconds() - busy - (used.user + used.system) / 1e6) / seconds) };
+}
+
+function meanOf(values: (number | null)[]): number | null {
+  const present = values.filter((v): v is number => v !== null);
+  return present.length ? round(present.reduce((a, v) => a + v, 0) / present.length) : null;
 }
 
 function median(values: number[]): number {
@@ -331,6 +351,7 @@ async function measure(docs: number): Promise<SizeResult> {
   const peerOut = peer && 'output' in peer ? peer.output : null;
 
   const answers: Map<number, SearchAnswer> = runs[0]?.answers ?? new Map();
+  const floorUrls = urlsOfRows(collection.indexFile, floor.top);
   const perQuery: QueryFigures[] = queries.map((q, i) => {
     const http: Record<string, number> = {};
     for (const run of runs) http[String(run.concurrency)] = p50Of(run.samples.filter((s) => s.query === i && s.status === 200).map((s) => s.ms));
@@ -352,6 +373,7 @@ async function measure(docs: number): Promise<SizeResult> {
       peer: peerOut ? p50Of(peerOut.timings[i]) : null,
       peerMatched: peerOut ? peerOut.matched[i] : null,
       overlapWithPeer: peerOut && answer ? overlap(ours, peerOut.top[i]) : null,
+      overlapWithFloor: answer ? overlap(ours, floorUrls[i]) : null,
     };
   });
 
@@ -416,6 +438,10 @@ async function measure(docs: number): Promise<SizeResult> {
               filters: 'all filters as post-filters on stored fields (MiniSearch `filter` option); offsets by slicing its full result list',
               ...summarize(peer.output.timings.flat()),
             },
+    exactness: {
+      meanOverlapAt10WithFloor: meanOf(perQuery.map((q) => q.overlapWithFloor)),
+      queriesBelowFloorOrder: perQuery.filter((q) => q.overlapWithFloor !== null && q.overlapWithFloor < 1).map((q) => q.id),
+    },
     recall: peerOut
       ? {
           meanOverlapAt10: round(compared.reduce((a, q) => a + q.overlapWithPeer!, 0) / Math.max(1, compared.length)),
@@ -480,6 +506,7 @@ function printSize(r: SizeResult): void {
   console.log(table(['over the mix', 'p50', 'p95', 'p99', 'throughput', 'total gte', 'CPU cores: server (main + search workers) / client / other processes', 'p50 ÷ floor', 'p50 ÷ peer', 'requests'], rows));
   console.log('\nthroughput of floor and peer: one thread, 1 ÷ mean latency.');
   if (peer) {
+    console.log(`order: mean top-10 overlap with the floor's exact bm25 order ${r.exactness.meanOverlapAt10WithFloor}; below it: ${r.exactness.queriesBelowFloorOrder.join(', ') || 'none'}`);
     console.log(`peer: ${peer.documents} documents indexed in ${peer.buildSeconds} s, heap used ${mib(peer.heapUsedBytes)}, peak RSS ${mib(peer.peakRssBytes)}; ` + `mean top-10 overlap with ours ${r.recall?.meanOverlapAt10} over ${r.recall?.queriesCompared} queries; ` + `${r.recall?.peerEmptyWhereWeFound} queries where the peer finds nothing and we do (no word forms or compound parts)`);
   }
   console.log(`per query, HTTP c=${r.settings.levels[0]} p50 ÷ floor p50: median ${r.perQueryRatioToFloor.median}×, ${r.perQueryRatioToFloor.over2x} of ${r.perQueryRatioToFloor.compared} queries above 2×\n`);

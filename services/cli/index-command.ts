@@ -110,7 +110,7 @@ async function optimize(argv: string[], env: NodeJS.ProcessEnv, out: NodeJS.Writ
     const started = performance.now();
     const built = await index.optimize({ headTermMinMatches: minMatches });
     out.write(
-      `optimized in ${((performance.now() - started) / 1000).toFixed(1)} s: ${built.lists} head-term lists (of ${built.words} words), built in ${built.seconds.toFixed(1)} s\n`,
+      `optimized in ${((performance.now() - started) / 1000).toFixed(1)} s: ${built.lists} head-term lists (words in at least ${built.minMatches} documents), built in ${built.seconds.toFixed(1)} s\n`,
     );
     return 0;
   } finally {

@@ -4,6 +4,7 @@
 import { DatabaseSync } from 'node:sqlite';
 import { toIndexQuery } from '../../../services/core/use-cases/search.ts';
 import { buildMatch } from '../../../services/index/sqlite/fts-query.ts';
+import { READ_PRAGMAS } from '../../../services/index/sqlite/sqlite-index.ts';
 import type { BenchQuery } from './http-load.ts';
 
 export interface FloorQuery {
@@ -18,6 +19,8 @@ export interface FloorRun {
   timings: number[][];
   /** Per query: rows returned by the first round. */
   rows: number[];
+  /** Per query: the first ten row ids of the first round, in order. */
+  top: number[][];
   /** Full count(*) of the match, timed, for the classes whose `total` the service counts. */
   counts: { query: number; n: number; ms: number[] }[];
   pragmas: string;
@@ -43,7 +46,7 @@ export function runFloor(indexFile: string, queries: BenchQuery[], options: { ro
   const prepared = floorQueries(queries);
   const db = new DatabaseSync(indexFile, { readOnly: true });
   // The service's read settings, so that the floor is the same engine configured the same way.
-  const pragmas = 'PRAGMA mmap_size = 1073741824; PRAGMA cache_size = -65536; PRAGMA temp_store = MEMORY';
+  const pragmas = READ_PRAGMAS;
   db.exec(pragmas);
   const plain = db.prepare('SELECT rowid FROM documents_fts WHERE documents_fts MATCH ? ORDER BY rank LIMIT ? OFFSET ?');
   let aged: ReturnType<DatabaseSync['prepare']> | null = null;
@@ -62,6 +65,7 @@ export function runFloor(indexFile: string, queries: BenchQuery[], options: { ro
   };
   const timings: number[][] = prepared.map(() => []);
   const rows: number[] = prepared.map(() => 0);
+  const top: number[][] = prepared.map(() => []);
   try {
     for (const q of prepared) run(q); // one warm-up pass
     const deadline = performance.now() + options.maxSeconds * 1000;
@@ -70,7 +74,10 @@ export function runFloor(indexFile: string, queries: BenchQuery[], options: { ro
         const started = performance.now();
         const result = run(q);
         timings[i].push(performance.now() - started);
-        if (round === 0) rows[i] = result.length;
+        if (round === 0) {
+          rows[i] = result.length;
+          top[i] = (result as { rowid: number }[]).slice(0, 10).map((row) => row.rowid);
+        }
       });
     }
     const counts: FloorRun['counts'] = [];
@@ -84,7 +91,7 @@ export function runFloor(indexFile: string, queries: BenchQuery[], options: { ro
       }
       counts.push(entry);
     });
-    return { timings, rows, counts, pragmas, ageFilter: aged ? 'join' : 'dropped' };
+    return { timings, rows, top, counts, pragmas, ageFilter: aged ? 'join' : 'dropped' };
   } finally {
     db.close();
   }

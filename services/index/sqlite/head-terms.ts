@@ -24,8 +24,14 @@ import { siblingUrl } from './sibling.ts';
 
 /** Ranks kept per word: deep enough for offset 1000 with limit 50, plus one to tell `has_more`. */
 export const HEAD_LIST_LENGTH = 1051;
-/** Words matching fewer documents rank fast enough in FTS5 (under about 2 ms). */
-export const HEAD_TERM_MIN_MATCHES = 1000;
+/**
+ * Words matching fewer documents rank fast enough in FTS5 (1000 matches: about 2 ms); in large
+ * collections the bar rises to half a percent of the documents, so that building the lists stays a
+ * few minutes per million documents.
+ */
+export function headTermMinMatches(documents: number): number {
+  return Math.max(1000, Math.round(documents / 200));
+}
 
 export interface HeadList {
   seqs: Int32Array;
@@ -35,6 +41,7 @@ export interface HeadList {
 }
 
 export interface HeadTermsBuild {
+  minMatches: number;
   words: number;
   lists: number;
   seconds: number;
@@ -76,7 +83,8 @@ const WORDS_PER_THREAD = 200;
  */
 export async function buildHeadTerms(db: DatabaseSync, file: string, options: { minMatches?: number; threads?: number } = {}): Promise<HeadTermsBuild> {
   const started = performance.now();
-  const minMatches = options.minMatches ?? HEAD_TERM_MIN_MATCHES;
+  const documents = Number((db.prepare('SELECT count(*) AS n FROM documents WHERE duplicate_of IS NULL').get() as { n: number }).n);
+  const minMatches = options.minMatches ?? headTermMinMatches(documents);
   const expressions = headExpressions(db, minMatches);
   const threads = file === ':memory:' ? 1 : Math.min(expressions.length, options.threads ?? Math.min(availableParallelism(), Math.ceil(expressions.length / WORDS_PER_THREAD)));
   const ranked: { expression: string; list: HeadList | null }[] = [];
@@ -107,7 +115,7 @@ export async function buildHeadTerms(db: DatabaseSync, file: string, options: { 
     db.exec('ROLLBACK');
     throw error;
   }
-  return { words: expressions.length, lists: ranked.filter((r) => r.list).length, seconds: (performance.now() - started) / 1000 };
+  return { minMatches, words: expressions.length, lists: ranked.filter((r) => r.list).length, seconds: (performance.now() - started) / 1000 };
 }
 
 /** The stored list of a one-word query, if the lists are as new as the index. */

@@ -30,6 +30,12 @@ export interface SqliteIndexOptions {
 }
 
 const RANK_ALL_UP_TO = 4000;
+/**
+ * A reader's settings: pages it touches through mmap count in the process's memory, so each read
+ * connection maps at most 256 MiB and caches 32 MiB; the rest of a large index is served from the
+ * OS page cache (which the kernel shares and can drop) and keeps `serve` under 1 GiB.
+ */
+export const READ_PRAGMAS = 'PRAGMA mmap_size = 268435456; PRAGMA cache_size = -32768; PRAGMA temp_store = MEMORY';
 const COUNT_SLICE = 32_768; // row ids per counting statement at first
 
 export class SqliteIndex implements DocumentIndex {
@@ -59,7 +65,7 @@ export class SqliteIndex implements DocumentIndex {
     } else {
       checkSchemaVersion(this.db, options.file);
     }
-    this.db.exec('PRAGMA mmap_size = 1073741824; PRAGMA cache_size = -65536; PRAGMA temp_store = MEMORY');
+    this.db.exec(options.readOnly ? READ_PRAGMAS : 'PRAGMA mmap_size = 1073741824; PRAGMA cache_size = -65536; PRAGMA temp_store = MEMORY');
   }
 
   private statement(sql: string): StatementSync {

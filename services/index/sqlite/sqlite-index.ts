@@ -33,9 +33,11 @@ const RANK_ALL_UP_TO = 4000;
 /**
  * A reader's settings: pages it touches through mmap count in the process's memory, so each read
  * connection maps at most 256 MiB and caches 32 MiB; the rest of a large index is served from the
- * OS page cache (which the kernel shares and can drop) and keeps `serve` under 1 GiB.
+ * OS page cache (which the kernel shares and can drop), which keeps memory flat as the index grows.
  */
 export const READ_PRAGMAS = 'PRAGMA mmap_size = 268435456; PRAGMA cache_size = -32768; PRAGMA temp_store = MEMORY';
+/** The writer's: the same map, a larger cache for the b-tree pages that inserts touch. */
+const WRITE_PRAGMAS = 'PRAGMA mmap_size = 268435456; PRAGMA cache_size = -65536; PRAGMA temp_store = MEMORY';
 const COUNT_SLICE = 32_768; // row ids per counting statement at first
 
 export class SqliteIndex implements DocumentIndex {
@@ -65,7 +67,7 @@ export class SqliteIndex implements DocumentIndex {
     } else {
       checkSchemaVersion(this.db, options.file);
     }
-    this.db.exec(options.readOnly ? READ_PRAGMAS : 'PRAGMA mmap_size = 1073741824; PRAGMA cache_size = -65536; PRAGMA temp_store = MEMORY');
+    this.db.exec(options.readOnly ? READ_PRAGMAS : WRITE_PRAGMAS);
   }
 
   private statement(sql: string): StatementSync {

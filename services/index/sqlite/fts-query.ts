@@ -38,6 +38,11 @@ function quote(token: string): string {
   return `"${token.replaceAll('"', '""')}"`;
 }
 
+/** One phrase: a token in the exact columns or in the base columns (what score lists hold, score-lists.ts). */
+export function phraseMatch(side: 'exact' | 'base', token: string): string {
+  return `${side === 'exact' ? '{title_exact body_exact}' : '{title_base body_base}'} : ${quote(token)}`;
+}
+
 /** One query term: its exact form in the exact columns, or one of its base forms in the base columns. */
 export function termMatch(term: QueryTerm): string {
   const bases = [...new Set(term.bases)].map(quote).join(' OR ');

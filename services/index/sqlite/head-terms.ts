@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { Worker } from 'node:worker_threads';
-import { analyzeQuery } from '../../core/analysis/index.ts';
+import { analyzeQuery, type QueryTerm } from '../../core/analysis/index.ts';
 import type { IndexQuery } from '../../core/index-port.ts';
 import { hostSuffixes } from '../../core/urls.ts';
 import { termMatch } from './fts-query.ts';
@@ -61,34 +61,49 @@ export function rankHeadTerm(db: DatabaseSync, expression: string, minMatches: n
   return { expression, list: { seqs, scores: Float64Array.from(ranked, (row) => -row.rank), total } };
 }
 
-/** The match expressions of every word that occurs in at least `minMatches` documents (one column suffices). */
-function headExpressions(db: DatabaseSync, minMatches: number): string[] {
+/** The match expressions (with their query terms) of every word that occurs in at least `minMatches` documents (one column suffices). */
+function headExpressions(db: DatabaseSync, minMatches: number): Map<string, QueryTerm> {
   db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.head_vocab USING fts5vocab(main, documents_fts, 'col')`);
   const words = db.prepare(`SELECT term FROM temp.head_vocab WHERE col IN (${TEXT_COLUMNS}) GROUP BY term HAVING max(doc) >= ?`).all(minMatches) as { term: string }[];
-  const expressions = new Set<string>();
+  const expressions = new Map<string, QueryTerm>();
   for (const { term } of words) {
     // The index holds folded words; a word analysed again gives the expression its queries build.
     const terms = analyzeQuery(term);
-    if (terms.length === 1) expressions.add(termMatch(terms[0]));
+    if (terms.length === 1) expressions.set(termMatch(terms[0]), terms[0]);
   }
-  return [...expressions];
+  return expressions;
 }
+
+/** Ranks one word from the score lists: its first row ids and scores, and its total. */
+export type HeadTermRanker = (term: QueryTerm) => { seqs: number[]; scores: number[]; total: number } | null;
 
 /** Below this many words the lists are ranked on the calling thread (tests, small collections). */
 const WORDS_PER_THREAD = 200;
 
 /**
- * Rebuilds every list, ranking on `threads` worker threads with their own read connections, and
- * writes them in one transaction together with the generation they belong to.
+ * Rebuilds every list — from the score lists when there are any (`ranker`), else ranked by FTS5 on
+ * `threads` worker threads with their own read connections — and writes them in one transaction
+ * together with the generation they belong to.
  */
-export async function buildHeadTerms(db: DatabaseSync, file: string, options: { minMatches?: number; threads?: number } = {}): Promise<HeadTermsBuild> {
+export async function buildHeadTerms(
+  db: DatabaseSync,
+  file: string,
+  options: { minMatches?: number; threads?: number; ranker?: HeadTermRanker } = {},
+): Promise<HeadTermsBuild> {
   const started = performance.now();
   const documents = Number((db.prepare('SELECT count(*) AS n FROM documents WHERE duplicate_of IS NULL').get() as { n: number }).n);
   const minMatches = options.minMatches ?? headTermMinMatches(documents);
-  const expressions = headExpressions(db, minMatches);
+  const terms = headExpressions(db, minMatches);
+  const expressions = [...terms.keys()];
   const threads = file === ':memory:' ? 1 : Math.min(expressions.length, options.threads ?? Math.min(availableParallelism(), Math.ceil(expressions.length / WORDS_PER_THREAD)));
   const ranked: { expression: string; list: HeadList | null }[] = [];
-  if (threads <= 1) {
+  if (options.ranker) {
+    for (const [expression, term] of terms) {
+      const page = options.ranker(term);
+      const list = page && page.total >= minMatches ? { seqs: Int32Array.from(page.seqs), scores: Float64Array.from(page.scores), total: page.total } : null;
+      ranked.push({ expression, list });
+    }
+  } else if (threads <= 1) {
     for (const expression of expressions) ranked.push(rankHeadTerm(db, expression, minMatches));
   } else {
     const url = siblingUrl('head-terms-worker');

@@ -6,7 +6,8 @@ export const SQLITE_SCHEMA_VERSION = '2';
 // Column weights of bm25 over (title_exact, body_exact, title_base, body_base, facets): a word in
 // the title counts ten times a word in the body; a match in its exact form scores in both the exact
 // and the base columns, so exact hits rank above word-form-only hits of similar relevance.
-export const RANK_FUNCTION = 'bm25(10.0, 1.0, 4.0, 0.5, 0.0)';
+export const RANK_WEIGHTS = [10.0, 1.0, 4.0, 0.5, 0.0] as const;
+export const RANK_FUNCTION = `bm25(${RANK_WEIGHTS.map((weight) => weight.toFixed(1)).join(', ')})`;
 
 export function createSchema(db: DatabaseSync): void {
   db.exec(`

@@ -1,11 +1,14 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
-import { analyzeForIndex } from '../../core/analysis/index.ts';
+import { analyzeForIndex, type QueryTerm } from '../../core/analysis/index.ts';
 import type { StoredDocument } from '../../core/document.ts';
 import type { DocumentIndex, IndexHit, IndexQuery, IndexSearchResult, IndexStats, SourceCount, WriteOutcome } from '../../core/index-port.ts';
 import { fingerprintDistance } from '../../core/text.ts';
-import { buildExactMatch, buildMatch, buildTitleMatch, facetsOf, termMatch } from './fts-query.ts';
+import { buildExactMatch, buildMatch, buildTitleMatch, facetsOf, phraseMatch, termMatch } from './fts-query.ts';
+import { Fts5FormatError } from './fts5-postings.ts';
+import { ListSearcher } from './list-search.ts';
+import { ScoreLists, scoreListsFile, writeScoreLists, type PhraseSide, type ScoredList, type ScoreListsBuild } from './score-lists.ts';
 import {
   buildHeadTerms,
   combineHeadLists,
@@ -83,12 +86,56 @@ export class SqliteIndex implements DocumentIndex {
     return this.searchSync(query);
   }
 
-  /** How the last search was answered (tests and benchmarks look at it): head lists exact or bounded, or FTS5. */
-  lastPlan: 'head_terms' | 'head_terms_bounded' | 'fts5' = 'fts5';
+  /** How the last search was answered (tests and benchmarks look at it): score lists, head lists exact or bounded, or FTS5. */
+  lastPlan: 'score_lists' | 'head_terms' | 'head_terms_bounded' | 'fts5' = 'fts5';
 
   searchSync(query: IndexQuery): IndexSearchResult {
     this.lastPlan = 'fts5';
-    return this.headTermPage(query) ?? this.rankedSearch(query);
+    const lists = this.freshScoreLists();
+    const viaLists = () => (lists ? this.scoreListPage(query, lists) : null);
+    // One word without filters: its head list is one row; everything else ranks from the score lists.
+    const oneWord = query.terms.length === 1 && !hasFilters(query);
+    return (oneWord ? (this.headTermPage(query) ?? viaLists()) : (viaLists() ?? this.headTermPage(query))) ?? this.rankedSearch(query);
+  }
+
+  private scoreLists: ListSearcher | null = null;
+
+  /** The score lists, if they were built at the index's current generation (else FTS5 answers). */
+  private freshScoreLists(): ListSearcher | null {
+    if (this.file === ':memory:') return null;
+    const row = this.statement(
+      `SELECT (SELECT value FROM meta WHERE key = 'generation') AS generation, (SELECT value FROM meta WHERE key = 'score_lists_generation') AS built`,
+    ).get() as { generation: string | null; built: string | null };
+    const generation = String(row.generation);
+    if (row.built === null || String(row.built) !== generation) return null;
+    if (this.scoreLists?.lists.generation === generation) return this.scoreLists;
+    this.scoreLists?.lists.close();
+    this.scoreLists = null;
+    const opened = ScoreLists.open(scoreListsFile(this.file));
+    if (!opened || opened.generation !== generation) {
+      opened?.close();
+      return null;
+    }
+    this.scoreLists = new ListSearcher(opened, (side, token) => this.unlistedPhrase(side, token));
+    return this.scoreLists;
+  }
+
+  /** A rare word's documents and bm25 scores, from FTS5 (score lists keep only frequent words). */
+  private unlistedPhrase(side: PhraseSide, token: string): ScoredList {
+    const rows = this.statement('SELECT rowid AS seq, rank FROM documents_fts WHERE documents_fts MATCH ? ORDER BY rowid').all(phraseMatch(side, token)) as {
+      seq: number;
+      rank: number;
+    }[];
+    return { seqs: Uint32Array.from(rows, (row) => row.seq), scores: Float64Array.from(rows, (row) => -row.rank) };
+  }
+
+  private scoreListPage(query: IndexQuery, lists: ListSearcher): IndexSearchResult | null {
+    const page = lists.search(query);
+    if (!page) return null;
+    this.lastPlan = 'score_lists';
+    const rows = this.documentsBySeq(page.seqs.slice(0, query.limit));
+    const hits: IndexHit[] = rows.map((row) => ({ document: toDocument(row), matchType: page.exact.has(row.seq) ? 'exact' : 'word_form' }));
+    return { hits, hasMore: page.seqs.length > query.limit, total: page.total, totalRelation: 'eq' };
   }
 
   private rankedSearch(query: IndexQuery): IndexSearchResult {
@@ -405,9 +452,34 @@ export class SqliteIndex implements DocumentIndex {
    * After bulk ingestion: merges FTS5 segments, so that queries read one b-tree per word, and
    * builds the head-term lists for the index as it now is.
    */
-  async optimize(options: { headTermMinMatches?: number; threads?: number } = {}): Promise<HeadTermsBuild> {
+  async optimize(options: { headTermMinMatches?: number; threads?: number } = {}): Promise<HeadTermsBuild & { scoreLists: ScoreListsBuild | null }> {
     this.db.exec(`INSERT INTO documents_fts(documents_fts) VALUES ('optimize')`);
-    return buildHeadTerms(this.db, this.file, { minMatches: options.headTermMinMatches, threads: options.threads });
+    const scoreLists = this.buildScoreLists();
+    const lists = this.freshScoreLists();
+    const ranker = lists ? (term: QueryTerm) => lists.search({ terms: [term], order: 'relevance', limit: HEAD_LIST_LENGTH - 1, offset: 0, countBudgetMs: Infinity }) : undefined;
+    const headTerms = await buildHeadTerms(this.db, this.file, { minMatches: options.headTermMinMatches, threads: options.threads, ranker });
+    return { ...headTerms, scoreLists };
+  }
+
+  /**
+   * Writes the score lists (score-lists.ts) of the merged index, in one write transaction so that
+   * no other writer slips in between the snapshot and the generation they are tagged with.
+   * Null for an in-memory index, or when the index is not in the one-segment form they are read from.
+   */
+  private buildScoreLists(): ScoreListsBuild | null {
+    if (this.file === ':memory:') return null;
+    this.db.exec('BEGIN IMMEDIATE');
+    try {
+      const generation = String((this.statement(`SELECT value FROM meta WHERE key = 'generation'`).get() as { value: string }).value);
+      const built = writeScoreLists(this.db, scoreListsFile(this.file), generation);
+      this.statement(`INSERT OR REPLACE INTO meta (key, value) VALUES ('score_lists_generation', ?)`).run(generation);
+      this.db.exec('COMMIT');
+      return built;
+    } catch (error) {
+      this.db.exec('ROLLBACK');
+      if (error instanceof Fts5FormatError) return null;
+      throw error;
+    }
   }
 
   async close(): Promise<void> {
@@ -415,6 +487,8 @@ export class SqliteIndex implements DocumentIndex {
   }
 
   closeSync(): void {
+    this.scoreLists?.lists.close();
+    this.scoreLists = null;
     if (this.db.isOpen) this.db.close();
   }
 }

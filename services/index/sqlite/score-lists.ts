@@ -1,0 +1,317 @@
+import { closeSync, fstatSync, openSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
+import type { DatabaseSync } from 'node:sqlite';
+import { FTS_COLUMNS, readAverages, readRowSizes, readTermPostings } from './fts5-postings.ts';
+import { RANK_WEIGHTS } from './schema.ts';
+
+// Score lists: for every frequent word, in document order, the documents it occurs in with its
+// weighted frequency there — once for its exact form (title_exact, body_exact) and once as a base
+// form (title_base, body_base): the two kinds of phrase our FTS5 queries are made of (fts-query.ts).
+// With each document's length, that is all bm25 needs, so list-search.ts ranks, filters and counts
+// any query from these lists with FTS5's own formula (same order, exact totals) without FTS5
+// scoring every match one by one. Words in fewer documents than `minDocuments` have no list: FTS5
+// scores them fast. Built after 'optimize' from the index's leaves (fts5-postings.ts), valid for
+// the generation of the index it was built from (the same rule as head-terms.ts).
+//
+// File layout: the postings of each list (row ids as uint32, then weighted frequencies × 2 as
+// uint16), then per-document arrays (length, type, host, topic, news, age), then a JSON footer,
+// its length (uint32) and the magic bytes.
+
+const MAGIC = 'FUNDUSL1';
+const FORMAT_VERSION = 1;
+/** Weighted frequencies are stored doubled: every column weight × 2 is a whole number (schema.ts). */
+const FREQUENCY_SCALE = 2;
+
+export type PhraseSide = 'exact' | 'base';
+
+interface Footer {
+  version: number;
+  generation: string;
+  rows: number;
+  avgdl: number;
+  maxSeq: number;
+  minDocuments: number;
+  types: string[];
+  hosts: string[];
+  topics: string[];
+  /** Whether every age date starts with YYYY-MM-DD, so that ages compare as numbers. */
+  agesComparable: boolean;
+  arrays: Record<DocArrayName, number>;
+  /** [token, byte offset, documents] of every list, per side. */
+  lists: Record<PhraseSide, [string, number, number][]>;
+}
+
+type DocArrayName = 'tokens' | 'type' | 'host' | 'topic' | 'news' | 'age';
+const DOC_ARRAYS: Record<DocArrayName, Uint8ArrayConstructor | Uint16ArrayConstructor | Uint32ArrayConstructor> = {
+  tokens: Uint32Array,
+  type: Uint8Array,
+  host: Uint32Array,
+  topic: Uint16Array,
+  news: Uint8Array,
+  age: Uint32Array,
+};
+
+export function scoreListsFile(indexFile: string): string {
+  return `${indexFile.replace(/\.sqlite$/, '')}.lists`;
+}
+
+/** Words in fewer documents are scored by FTS5 at query time (about 2 µs a match). */
+export function scoreListMinDocuments(documents: number): number {
+  return Math.max(16, Math.round(documents / 20_000));
+}
+
+/** YYYYMMDD of an age date (0 for undated), or -1 when it does not start with a date. */
+export function ageKey(date: string | null | undefined): number {
+  if (!date) return 0;
+  const match = /^(\d{4})-(\d{2})-(\d{2})/.exec(date);
+  return match ? Number(match[1] + match[2] + match[3]) : -1;
+}
+
+export function normalizeTopic(topic: string): string {
+  return topic.trim().toLowerCase();
+}
+
+class FileWriter {
+  private position = 0;
+  private readonly fd: number;
+  constructor(fd: number) {
+    this.fd = fd;
+  }
+  get offset(): number {
+    return this.position;
+  }
+  write(bytes: Uint8Array): void {
+    let done = 0;
+    while (done < bytes.length) done += writeSync(this.fd, bytes, done, bytes.length - done, this.position + done);
+    this.position += bytes.length;
+  }
+  /** Pads to a multiple of 8, so that every array starts aligned for its typed view. */
+  align(): void {
+    if (this.position % 8) this.write(new Uint8Array(8 - (this.position % 8)));
+  }
+}
+
+function bytesOf(array: Uint8Array | Uint16Array | Uint32Array): Uint8Array {
+  return new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
+}
+
+export interface ScoreListsBuild {
+  lists: number;
+  postings: number;
+  bytes: number;
+  seconds: number;
+}
+
+/**
+ * Writes the score lists of the index `db` reads (merged into one segment) to `file`, tagged with
+ * `generation`. Call it inside a read transaction, so that everything comes from one snapshot.
+ */
+export function writeScoreLists(db: DatabaseSync, file: string, generation: string): ScoreListsBuild {
+  const started = performance.now();
+  const averages = readAverages(db);
+  const rows = averages.rows;
+  const totalTokens = averages.columnTokens.reduce((sum, n) => sum + n, 0);
+  const minDocuments = scoreListMinDocuments(rows);
+  const maxSeq = Number((db.prepare('SELECT max(seq) AS last FROM documents').get() as { last: number | null }).last ?? 0);
+  const temporary = `${file}.${process.pid}.tmp`;
+  const fd = openSync(temporary, 'w');
+  const out = new FileWriter(fd);
+  const lists: Footer['lists'] = { exact: [], base: [] };
+  let postings = 0;
+  try {
+    const weights = RANK_WEIGHTS.map((weight) => weight * FREQUENCY_SCALE);
+    const sides: [PhraseSide, number, number][] = [
+      ['exact', 0, 1],
+      ['base', 2, 3],
+    ];
+    readTermPostings(db, ({ token, rowids, counts }) => {
+      for (const [side, title, body] of sides) {
+        let documents = 0;
+        for (let i = 0; i < rowids.length; i++) if (counts[i * FTS_COLUMNS + title] || counts[i * FTS_COLUMNS + body]) documents++;
+        if (documents < minDocuments) continue;
+        const seqs = new Uint32Array(documents);
+        const frequencies = new Uint16Array(documents + (documents % 2));
+        let k = 0;
+        for (let i = 0; i < rowids.length; i++) {
+          const inTitle = counts[i * FTS_COLUMNS + title];
+          const inBody = counts[i * FTS_COLUMNS + body];
+          if (!inTitle && !inBody) continue;
+          seqs[k] = rowids[i];
+          frequencies[k++] = Math.min(65535, weights[title] * inTitle + weights[body] * inBody);
+        }
+        lists[side].push([token, out.offset, documents]);
+        out.write(bytesOf(seqs));
+        out.write(bytesOf(frequencies));
+        postings += documents;
+      }
+    });
+    out.align();
+
+    const docs = Object.fromEntries(Object.entries(DOC_ARRAYS).map(([name, Type]) => [name, new Type(maxSeq + 1)])) as Record<DocArrayName, Uint32Array>;
+    for (const { rowid, tokens } of readRowSizes(db)) if (rowid <= maxSeq) docs.tokens[rowid] = tokens;
+    const codes = { types: new Map<string, number>(), hosts: new Map<string, number>(), topics: new Map<string, number>([['', 0]]) };
+    const codeOf = (map: Map<string, number>, value: string) => map.get(value) ?? map.set(value, map.size).get(value)!;
+    let agesComparable = true;
+    const facets = db.prepare('SELECT seq, document_type, host, topic, is_news, age_date FROM documents WHERE duplicate_of IS NULL');
+    for (const row of facets.iterate() as Iterable<{ seq: number; document_type: string; host: string; topic: string | null; is_news: number; age_date: string | null }>) {
+      docs.type[row.seq] = codeOf(codes.types, row.document_type);
+      docs.host[row.seq] = codeOf(codes.hosts, row.host);
+      docs.topic[row.seq] = row.topic ? codeOf(codes.topics, normalizeTopic(row.topic)) : 0;
+      docs.news[row.seq] = row.is_news ? 1 : 0;
+      const age = ageKey(row.age_date);
+      if (age < 0) agesComparable = false;
+      docs.age[row.seq] = Math.max(0, age);
+    }
+    const arrays = {} as Record<DocArrayName, number>;
+    for (const name of Object.keys(DOC_ARRAYS) as DocArrayName[]) {
+      arrays[name] = out.offset;
+      out.write(bytesOf(docs[name]));
+      out.align();
+    }
+    const footer: Footer = {
+      version: FORMAT_VERSION,
+      generation,
+      rows,
+      avgdl: rows ? totalTokens / rows : 0,
+      maxSeq,
+      minDocuments,
+      types: [...codes.types.keys()],
+      hosts: [...codes.hosts.keys()],
+      topics: [...codes.topics.keys()],
+      agesComparable,
+      arrays,
+      lists,
+    };
+    const json = Buffer.from(JSON.stringify(footer));
+    out.write(json);
+    const tail = Buffer.alloc(12);
+    tail.writeUInt32LE(json.length, 0);
+    tail.write(MAGIC, 4, 'latin1');
+    out.write(tail);
+  } catch (error) {
+    closeSync(fd);
+    rmSync(temporary, { force: true });
+    throw error;
+  }
+  closeSync(fd);
+  renameSync(temporary, file);
+  return { lists: lists.exact.length + lists.base.length, postings, bytes: out.offset, seconds: (performance.now() - started) / 1000 };
+}
+
+/** One list read from the file: row ids ascending and the word's bm25 contribution per document. */
+export interface ScoredList {
+  seqs: Uint32Array;
+  scores: Float64Array;
+}
+
+const K1 = 1.2;
+const B = 0.75;
+
+/** bm25's inverse document frequency as FTS5 computes it (fts5_aux.c), never below 1e-6. */
+export function inverseDocumentFrequency(rows: number, documents: number): number {
+  const idf = Math.log((rows - documents + 0.5) / (documents + 0.5));
+  return idf <= 0 ? 1e-6 : idf;
+}
+
+/** The score lists of one index file, opened for reading (one per read connection). */
+export class ScoreLists {
+  readonly generation: string;
+  readonly rows: number;
+  readonly maxSeq: number;
+  readonly minDocuments: number;
+  readonly types: string[];
+  readonly hosts: string[];
+  readonly topics: string[];
+  readonly agesComparable: boolean;
+  readonly docType: Uint8Array;
+  readonly docHost: Uint32Array;
+  readonly docTopic: Uint16Array;
+  readonly docNews: Uint8Array;
+  readonly docAge: Uint32Array;
+  /** k1·(1 − b + b·length/avgdl) of every document: the part of bm25's denominator that is the document's. */
+  private readonly lengthNorm: Float64Array;
+  private readonly entries: Record<PhraseSide, Map<string, { offset: number; documents: number }>>;
+  private readonly fd: number;
+
+  private constructor(fd: number, footer: Footer, arrays: Record<DocArrayName, Uint8Array | Uint16Array | Uint32Array>) {
+    this.fd = fd;
+    this.generation = footer.generation;
+    this.rows = footer.rows;
+    this.maxSeq = footer.maxSeq;
+    this.minDocuments = footer.minDocuments;
+    this.types = footer.types;
+    this.hosts = footer.hosts;
+    this.topics = footer.topics;
+    this.agesComparable = footer.agesComparable;
+    this.docType = arrays.type as Uint8Array;
+    this.docHost = arrays.host as Uint32Array;
+    this.docTopic = arrays.topic as Uint16Array;
+    this.docNews = arrays.news as Uint8Array;
+    this.docAge = arrays.age as Uint32Array;
+    const tokens = arrays.tokens as Uint32Array;
+    this.lengthNorm = new Float64Array(tokens.length);
+    // The same operations as fts5_aux.c, so that scores come out identical.
+    for (let i = 0; i < tokens.length; i++) this.lengthNorm[i] = K1 * (1 - B + (B * tokens[i]) / footer.avgdl);
+    this.entries = {
+      exact: new Map(footer.lists.exact.map(([token, offset, documents]) => [token, { offset, documents }])),
+      base: new Map(footer.lists.base.map(([token, offset, documents]) => [token, { offset, documents }])),
+    };
+  }
+
+  /** Opens `file`; null when it is missing, unreadable or of another format. */
+  static open(file: string): ScoreLists | null {
+    let fd: number;
+    try {
+      fd = openSync(file, 'r');
+    } catch {
+      return null;
+    }
+    try {
+      const size = fstatSync(fd).size;
+      const tail = Buffer.alloc(12);
+      if (size < 12 || readSync(fd, tail, 0, 12, size - 12) !== 12 || tail.toString('latin1', 4) !== MAGIC) throw new Error('not a score-list file');
+      const length = tail.readUInt32LE(0);
+      const json = Buffer.alloc(length);
+      readSync(fd, json, 0, length, size - 12 - length);
+      const footer = JSON.parse(json.toString('utf8')) as Footer;
+      if (footer.version !== FORMAT_VERSION) throw new Error(`format ${footer.version}`);
+      const arrays = {} as Record<DocArrayName, Uint8Array | Uint16Array | Uint32Array>;
+      for (const [name, Type] of Object.entries(DOC_ARRAYS) as [DocArrayName, typeof Uint8Array][]) {
+        const array = new Type(footer.maxSeq + 1);
+        readSync(fd, bytesOf(array), 0, array.byteLength, footer.arrays[name]);
+        arrays[name] = array;
+      }
+      return new ScoreLists(fd, footer, arrays);
+    } catch {
+      closeSync(fd);
+      return null;
+    }
+  }
+
+  /** Documents of a listed phrase, or null when the word has no list (fewer than minDocuments). */
+  documentsOf(side: PhraseSide, token: string): number | null {
+    return this.entries[side].get(token)?.documents ?? null;
+  }
+
+  /** Reads one list and scores it; null when the word has no list. */
+  read(side: PhraseSide, token: string): ScoredList | null {
+    const entry = this.entries[side].get(token);
+    if (!entry) return null;
+    const n = entry.documents;
+    const buffer = new ArrayBuffer(4 * n + 2 * (n + (n % 2)));
+    readSync(this.fd, new Uint8Array(buffer), 0, buffer.byteLength, entry.offset);
+    const seqs = new Uint32Array(buffer, 0, n);
+    const frequencies = new Uint16Array(buffer, 4 * n, n);
+    const idf = inverseDocumentFrequency(this.rows, n);
+    const scores = new Float64Array(n);
+    const norm = this.lengthNorm;
+    for (let i = 0; i < n; i++) {
+      const f = frequencies[i] / FREQUENCY_SCALE;
+      scores[i] = idf * ((f * (K1 + 1.0)) / (f + norm[seqs[i]]));
+    }
+    return { seqs, scores };
+  }
+
+  close(): void {
+    closeSync(this.fd);
+  }
+}

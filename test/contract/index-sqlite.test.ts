@@ -2,7 +2,9 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { IndexQuery } from '../../services/core/index-port.ts';
+import { DatabaseSync } from 'node:sqlite';
+import type { IndexQuery, IndexSearchResult } from '../../services/core/index-port.ts';
+import { Fts5FormatError, readTermPostings } from '../../services/index/sqlite/fts5-postings.ts';
 import { HEAD_LIST_LENGTH } from '../../services/index/sqlite/head-terms.ts';
 import { SqliteIndex } from '../../services/index/sqlite/sqlite-index.ts';
 import { analyzeQuery } from '../../services/core/analysis/index.ts';
@@ -13,14 +15,17 @@ indexContract('sqlite (file)', async () => new SqliteIndex({ file: join(mkdtempS
 // The same contract with every relevance query ranked in title tiers (the path of large match sets).
 indexContract('sqlite (title tiers)', async () => new SqliteIndex({ file: join(mkdtempSync(join(tmpdir(), 'fundus-idx-')), 'index.sqlite'), rankAllUpTo: 0 }));
 
-/** Rebuilds the head-term lists (every word a list) before each search, so one-word queries take them. */
+/**
+ * Rebuilds the head-term lists (every word a list) and the score lists before each search, so
+ * one-word queries take the head lists and all others the score lists.
+ */
 class HeadTermsEverywhere extends SqliteIndex {
   override async search(query: IndexQuery) {
     await this.optimize({ headTermMinMatches: 1 });
     return super.search(query);
   }
 }
-indexContract('sqlite (head-term lists)', async () => new HeadTermsEverywhere({ file: join(mkdtempSync(join(tmpdir(), 'fundus-idx-')), 'index.sqlite') }));
+indexContract('sqlite (head-term and score lists)', async () => new HeadTermsEverywhere({ file: join(mkdtempSync(join(tmpdir(), 'fundus-idx-')), 'index.sqlite') }));
 
 describe('sqlite index: its own behaviour', () => {
   it('pages through title tiers without gaps or repeats, titled matches first', async () => {
@@ -43,7 +48,7 @@ describe('sqlite index: its own behaviour', () => {
     await index.close();
   });
 
-  describe('head-term lists', () => {
+  describe('head-term and score lists', () => {
     const newIndex = () => new SqliteIndex({ file: join(mkdtempSync(join(tmpdir(), 'fundus-idx-')), 'index.sqlite'), rankAllUpTo: Number.POSITIVE_INFINITY });
     const types = ['html', 'pdf', 'docx'] as const;
     // Enough documents that the list (1051 ranks) is shorter than the matches: the filtered and
@@ -71,91 +76,136 @@ describe('sqlite index: its own behaviour', () => {
       return index;
     }
 
-    it('answer one-word queries in the same order, pages and totals as FTS5 ranking', async () => {
-      const index = await filled();
-      const cases: Partial<IndexQuery>[] = [
-        {},
-        { offset: 990, limit: 50 },
-        { offset: 1000, limit: 50 },
-        { documentTypes: ['pdf'] },
-        { documentTypes: ['pdf', 'docx'], offset: 300, limit: 50 },
-        { host: 'stadt1.example' },
-        { host: 'amt.stadt2.example', offset: 20 },
-        { topic: 'recht' },
-        { minAgeDate: '2020-01-01' },
-        { topic: 'Recht', documentTypes: ['html'], offset: 5 },
-        { documentTypes: ['html', 'pdf'], minAgeDate: '2015-06-01', host: 'stadt0.example' },
-      ];
-      const expected = cases.map(() => null as unknown);
-      for (const [i, extra] of cases.entries()) {
-        const result = await index.search(word('Satzung', extra));
-        expect(index.lastPlan).toBe('fts5');
-        expected[i] = { ids: ids(result), total: result.total, relation: result.totalRelation, hasMore: result.hasMore };
+    /** Everything a caller sees of a result, to compare the paths with FTS5's own answers. */
+    const seen = (result: IndexSearchResult) => ({
+      ids: ids(result),
+      matchTypes: result.hits.map((hit) => hit.matchType),
+      total: result.total,
+      relation: result.totalRelation,
+      hasMore: result.hasMore,
+    });
+    const queries = ['Satzung', 'Satzungen', 'Satzung gilt', 'Satzung weitere', 'Bericht weitere Worte', 'die Satzung gilt weitere', 'Satzung Fall 17', 'Fall 17', 'Satzung Quastenflosser'];
+    const cases: Partial<IndexQuery>[] = [
+      {},
+      { offset: 990, limit: 50 },
+      { offset: 1001, limit: 50 },
+      { documentTypes: ['pdf'] },
+      { documentTypes: ['pdf', 'docx'], offset: 300, limit: 50 },
+      { host: 'stadt1.example' },
+      { host: 'amt.stadt2.example', offset: 20 },
+      { topic: 'recht' },
+      { topic: 'Unbekannt' },
+      { minAgeDate: '2020-01-01' },
+      { topic: 'Recht', documentTypes: ['html'], offset: 5 },
+      { documentTypes: ['html', 'pdf'], minAgeDate: '2015-06-01', host: 'stadt0.example' },
+    ];
+
+    async function answersOf(index: SqliteIndex): Promise<Map<string, { plan: string; seen: ReturnType<typeof seen> }>> {
+      const answers = new Map<string, { plan: string; seen: ReturnType<typeof seen> }>();
+      for (const q of queries) {
+        for (const extra of cases) {
+          const result = await index.search(word(q, extra));
+          answers.set(`${q} ${JSON.stringify(extra)}`, { plan: index.lastPlan, seen: seen(result) });
+        }
       }
-      // Once ranked on this thread, once on two worker threads: the same lists.
+      return answers;
+    }
+
+    it("answer every query with FTS5's order, pages, match types and exact totals", async () => {
+      const index = await filled();
+      const expected = await answersOf(index);
+      expect(new Set([...expected.values()].map((answer) => answer.plan))).toEqual(new Set(['fts5']));
+      // Once with head lists ranked on this thread, once on two worker threads; score lists either way.
       for (const threads of [1, 2]) {
         const built = await index.optimize({ headTermMinMatches: 100, threads });
         expect(built.lists).toBeGreaterThan(0);
-        for (const [i, extra] of cases.entries()) {
-          const result = await index.search(word('Satzung', extra));
-          expect(index.lastPlan, JSON.stringify(extra)).toBe('head_terms');
-          expect({ ids: ids(result), total: result.total, relation: result.totalRelation, hasMore: result.hasMore }, JSON.stringify(extra)).toEqual(expected[i]);
+        expect(built.scoreLists?.lists).toBeGreaterThan(0);
+        const answers = await answersOf(index);
+        for (const [key, answer] of answers) {
+          expect(answer.seen, key).toEqual(expected.get(key)!.seen);
+          const oneWordHead = key.startsWith('Satzung {') && (key.endsWith('{}') || key.includes('"offset":990'));
+          expect(answer.plan, key).toBe(oneWordHead ? 'head_terms' : 'score_lists');
         }
       }
       await index.close();
     });
 
-    it('answer queries of several listed words exactly when the threshold proves it, else from documents in every list', async () => {
+    it('read the postings FTS5 holds, across leaf pages: the same documents and counts as fts5vocab', async () => {
       const index = await filled();
-      const queries = ['Satzung gilt', 'Satzung weitere', 'Bericht weitere Worte', 'Satzung Fall', 'die Satzung gilt weitere'];
-      const cases: Partial<IndexQuery>[] = [{}, { offset: 40, limit: 50 }, { documentTypes: ['pdf'] }, { host: 'stadt1.example', limit: 20 }];
-      const expected = new Map<string, { ids: string[]; total: number }>();
-      for (const q of queries) {
-        for (const extra of cases) {
-          const result = await index.search(word(q, extra));
-          expected.set(q + JSON.stringify(extra), { ids: ids(result), total: result.total });
-        }
-      }
-      await index.optimize({ headTermMinMatches: 100 });
-      const plans: string[] = [];
-      for (const q of queries) {
-        for (const extra of cases) {
-          const result = await index.search(word(q, extra));
-          const want = expected.get(q + JSON.stringify(extra))!;
-          plans.push(index.lastPlan);
-          expect(result.total, q).toBe(want.total);
-          if (index.lastPlan === 'head_terms') expect(ids(result), `${q} ${JSON.stringify(extra)}`).toEqual(want.ids);
-          expect(ids(result)).toHaveLength(want.ids.length);
-          // Bounded or exact, every hit holds every word.
-          for (const hit of result.hits) {
-            const words = `${hit.document.title} ${hit.document.text}`.toLowerCase();
-            for (const w of q.toLowerCase().split(' ')) expect(words).toContain(w);
+      await index.optimize();
+      const db = new DatabaseSync(index.file, { readOnly: true });
+      db.exec(`CREATE VIRTUAL TABLE temp.vocab USING fts5vocab(main, documents_fts, 'col')`);
+      const columns = ['title_exact', 'body_exact', 'title_base', 'body_base', 'facets'];
+      const decoded = new Map<string, number[]>();
+      let longest = 0;
+      readTermPostings(db, ({ token, rowids, counts }) => {
+        longest = Math.max(longest, rowids.length);
+        const perColumn = Array(columns.length * 2).fill(0);
+        rowids.forEach((_, i) => {
+          for (let c = 0; c < columns.length; c++) {
+            const n = counts[i * columns.length + c];
+            if (n) {
+              perColumn[2 * c]++;
+              perColumn[2 * c + 1] += n;
+            }
           }
-        }
+        });
+        decoded.set(token, perColumn);
+      });
+      const vocab = db.prepare('SELECT term, col, doc, cnt FROM temp.vocab').all() as { term: string; col: string; doc: number; cnt: number }[];
+      expect(vocab.length).toBeGreaterThan(100);
+      for (const row of vocab) {
+        const c = columns.indexOf(row.col);
+        expect(decoded.get(row.term)?.slice(2 * c, 2 * c + 2), `${row.term} in ${row.col}`).toEqual([row.doc, row.cnt]);
       }
-      expect(plans).toContain('head_terms');
-      expect(plans.filter((plan) => plan === 'fts5')).toEqual([]);
+      expect(longest).toBe(docs.length); // the facet every document carries: a doclist over many pages
+      db.close();
       await index.close();
     });
 
-    it('fall back to FTS5 when a page lies beyond the list, too few listed documents pass the filters, or the index changed', async () => {
-      const index = await filled();
-      await index.optimize({ headTermMinMatches: 100 });
-      await index.search(word('Satzung', { offset: 1001, limit: 50 }));
-      expect(index.lastPlan).toBe('fts5');
-      await index.search(word('Satzung', { host: 'nirgends.example' }));
-      expect(index.lastPlan).toBe('fts5');
-      await index.search(word('Satzung Quastenflosser'));
-      expect(index.lastPlan).toBe('fts5');
-      await index.search(word('Satzung'));
-      expect(index.lastPlan).toBe('head_terms');
+    it('are not read from an index of several segments, and give way to FTS5 when the index changes', async () => {
+      const index = newIndex();
+      // Two write batches: two FTS5 segments until 'optimize' merges them.
+      await index.writeBatch(async () => {
+        for (const doc of docs.slice(0, 600)) await index.put(doc);
+      });
+      await index.writeBatch(async () => {
+        for (const doc of docs.slice(600)) await index.put(doc);
+      });
+      const db = new DatabaseSync(index.file, { readOnly: true });
+      expect(() => readTermPostings(db, () => {})).toThrow(Fts5FormatError);
+      db.close();
 
-      const newcomer = makeDoc({ url: 'https://neu.example/satzung', title: 'Satzung Satzung Satzung', text: 'Satzung.' });
+      const expected = await answersOf(index);
+      await index.optimize({ headTermMinMatches: 100 });
+      await index.search(word('Satzung gilt'));
+      expect(index.lastPlan).toBe('score_lists');
+
+      const newcomer = makeDoc({ url: 'https://neu.example/satzung', title: 'Satzung Satzung Satzung', text: 'Satzung gilt.' });
       await index.put(newcomer);
-      const result = await index.search(word('Satzung'));
-      expect(index.lastPlan).toBe('fts5');
-      expect(ids(result)[0]).toBe(newcomer.id);
-      expect(result.total).toBe(docs.length + 1);
+      for (const q of ['Satzung', 'Satzung gilt']) {
+        const result = await index.search(word(q));
+        expect(index.lastPlan).toBe('fts5');
+        expect(result.total).toBe(docs.length + 1);
+        if (q === 'Satzung') expect(ids(result)[0]).toBe(newcomer.id);
+      }
+      // Removed again and merged: the lists of the new generation answer as FTS5 does now (FTS5
+      // keeps a deleted row in its averages, so its scores are not quite those of before). A copy
+      // of the file without score lists gives FTS5's answers.
+      await index.remove(newcomer.id);
+      await index.optimize({ headTermMinMatches: 100 });
+      const copy = join(mkdtempSync(join(tmpdir(), 'fundus-idx-')), 'index.sqlite');
+      new DatabaseSync(index.file, { readOnly: true }).exec(`VACUUM INTO '${copy}'`);
+      const plain = new SqliteIndex({ file: copy, readOnly: true, rankAllUpTo: Number.POSITIVE_INFINITY });
+      const fts5Answers = await answersOf(plain);
+      const answers = await answersOf(index);
+      for (const [key, answer] of answers) {
+        expect(answer.plan, key).not.toBe('fts5');
+        expect(answer.seen, key).toEqual(fts5Answers.get(key)!.seen);
+        expect(answer.seen.total, key).toBe(expected.get(key)!.seen.total);
+      }
+      expect([...fts5Answers.values()].filter((answer) => answer.plan === 'score_lists')).toEqual([]);
+      await plain.close();
       await index.close();
     });
   });

@@ -3,24 +3,16 @@ import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { Worker } from 'node:worker_threads';
 import { analyzeQuery, type QueryTerm } from '../../core/analysis/index.ts';
 import type { IndexQuery } from '../../core/index-port.ts';
-import { hostSuffixes } from '../../core/urls.ts';
 import { termMatch } from './fts-query.ts';
 import { siblingUrl } from './sibling.ts';
 
 // Head-term lists ("champion lists", Manning et al., IR book 7.1.3): for every query word that
 // matches many documents, its first ranks with their bm25 scores, and its count, computed once
-// after ingestion. FTS5 scores every match of a query (about 1.6 µs each) and scans whole posting
-// lists for the idf, so a common word costs tens to hundreds of milliseconds however few results
-// are shown; a stored list answers it from one row.
-//   - One word: the list is a prefix of FTS5's own order; filters are applied in that order, which
-//     keeps it exact as long as enough listed documents pass them.
-//   - Several words, each with a list: bm25 is a sum over the words, so a document in every list
-//     has its exact score. The page is exact when its last score beats the best any other document
-//     could reach (its known part plus the last listed score of each list it is missing from: the
-//     threshold algorithm); otherwise it is the best of the documents in every list, a bounded
-//     candidate set of documents ranked near the top for each word.
+// after ingestion. A one-word query without filters, the most common kind, is answered from one
+// row: the list is a prefix of FTS5's own order. Other queries rank from the score lists
+// (score-lists.ts), which are built in the same step.
 // The lists hold only while the index is unchanged: every write batch bumps `generation`, and a
-// reader uses the lists only if they were built at that generation. Every other query goes to FTS5.
+// reader uses the lists only if they were built at that generation; otherwise FTS5 answers.
 
 /** Ranks kept per word: deep enough for offset 1000 with limit 50, plus one to tell `has_more`. */
 export const HEAD_LIST_LENGTH = 1051;
@@ -146,73 +138,6 @@ export function readHeadList(statement: (sql: string) => StatementSync, expressi
   return { seqs: new Int32Array(seqs.buffer, 0, seqs.byteLength / 4), scores: new Float64Array(scores.buffer, 0, scores.byteLength / 8), total: Number(row.total) };
 }
 
-export interface FacetRow {
-  seq: number;
-  document_type: string;
-  host: string;
-  topic: string | null;
-  is_news: number;
-  age_date: string | null;
-}
-
 export function hasFilters(query: IndexQuery): boolean {
   return Boolean(query.documentTypes?.length || query.host || query.topic || query.newsOnly || query.minAgeDate);
-}
-
-/** The same filters as the FTS5 facet tokens and the age condition of the ranked query. */
-export function passesFilters(row: FacetRow, query: IndexQuery): boolean {
-  if (query.documentTypes?.length && !query.documentTypes.includes(row.document_type as never)) return false;
-  if (query.host && !hostSuffixes(row.host).includes(query.host)) return false;
-  if (query.topic && row.topic?.trim().toLowerCase() !== query.topic.trim().toLowerCase()) return false;
-  if (query.newsOnly && row.is_news !== 1) return false;
-  if (query.minAgeDate && !(row.age_date && row.age_date >= query.minAgeDate)) return false;
-  return true;
-}
-
-export interface CombinedPage {
-  /** The first `wanted` documents (fewer if the lists hold fewer), best first. */
-  seqs: number[];
-  /** Whether this is provably the order FTS5 would give. */
-  exact: boolean;
-}
-
-/**
- * The best documents of a query whose every word has a list (see the top of this file). `passing`
- * keeps the documents that pass the query's filters, in the order given, up to `enough` of them.
- * Null when the lists hold too few documents that match every word and pass the filters.
- */
-export function combineHeadLists(
-  lists: HeadList[],
-  wanted: number,
-  passing: (seqs: number[], enough?: number) => number[],
-): CombinedPage | null {
-  if (lists.length === 1) {
-    const seqs = passing(Array.from(lists[0].seqs), wanted);
-    // Past the end of a complete list there is nothing more to find.
-    if (seqs.length < wanted && lists[0].seqs.length < lists[0].total) return null;
-    return { seqs, exact: true };
-  }
-  if (lists.length > 30) return null; // which lists hold a document is kept in a 32-bit mask
-  const everyList = 2 ** lists.length - 1;
-  // The most a document can score for a word without being in its list (nothing, for a complete list).
-  const ceiling = lists.map((list) => (list.seqs.length === list.total ? Number.NEGATIVE_INFINITY : list.scores[list.scores.length - 1]));
-  const known = new Map<number, { sum: number; mask: number }>();
-  lists.forEach((list, i) => {
-    for (let k = 0; k < list.seqs.length; k++) {
-      const entry = known.get(list.seqs[k]);
-      if (entry) {
-        entry.sum += list.scores[k];
-        entry.mask |= 1 << i;
-      } else known.set(list.seqs[k], { sum: list.scores[k], mask: 1 << i });
-    }
-  });
-  const inAll = [...known].filter(([, entry]) => entry.mask === everyList).sort(([a, x], [b, y]) => y.sum - x.sum || a - b);
-  const page = passing(inAll.map(([seq]) => seq), wanted);
-  if (page.length < wanted) return null;
-  const last = known.get(page[page.length - 1])!.sum;
-  // What a document outside every list, or in some of them, could score at most.
-  const bound = (entry: { sum: number; mask: number }) => ceiling.reduce((sum, value, i) => (entry.mask & (1 << i) ? sum : sum + value), entry.sum);
-  const rivals = [...known].filter(([, entry]) => entry.mask !== everyList && bound(entry) >= last).map(([seq]) => seq);
-  const best = Math.max(bound({ sum: 0, mask: 0 }), ...passing(rivals).map((seq) => bound(known.get(seq)!)));
-  return { seqs: page, exact: last > best };
 }

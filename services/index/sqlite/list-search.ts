@@ -37,15 +37,17 @@ export interface ListPage {
 export type UnlistedPhrase = (side: PhraseSide, token: string) => ScoredList;
 
 export class ListSearcher {
+  readonly lists: ScoreLists;
+  private readonly unlisted: UnlistedPhrase;
   private readonly mark: Uint32Array;
   private readonly score: Float64Array;
   private readonly exactBits: Uint32Array;
+  /** Candidates of the word before and of the current word (they take turns). */
+  private candidates: Uint32Array;
+  private reached: Uint32Array;
   private epoch = 0;
   private readonly cache = new Map<string, ScoredList>();
   private cachedBytes = 0;
-
-  readonly lists: ScoreLists;
-  private readonly unlisted: UnlistedPhrase;
 
   constructor(lists: ScoreLists, unlisted: UnlistedPhrase) {
     this.lists = lists;
@@ -54,6 +56,8 @@ export class ListSearcher {
     this.mark = new Uint32Array(size);
     this.score = new Float64Array(size);
     this.exactBits = new Uint32Array(size);
+    this.candidates = new Uint32Array(size);
+    this.reached = new Uint32Array(size);
   }
 
   /** The page of `query`, or null when this path does not take it (FTS5 answers instead). */
@@ -64,18 +68,16 @@ export class ListSearcher {
     if (words.some((phrases) => phrases.some((phrase) => !SINGLE_TOKEN.test(phrase.token)))) return null;
     words.sort((a, b) => this.estimate(a) - this.estimate(b));
 
-    const candidates = this.intersect(words);
+    const found = this.intersect(words);
+    const matches = this.candidates;
     const passes = this.filterOf(query);
-    const wanted = query.offset + query.limit + 1;
-    const best = new TopK(wanted, this.score);
-    let total = 0;
-    for (const seq of candidates) {
-      if (passes && !passes(seq)) continue;
-      total++;
-      best.offer(seq);
+    let total = found;
+    if (passes) {
+      total = 0;
+      for (let i = 0; i < found; i++) if (passes(matches[i])) matches[total++] = matches[i];
     }
+    const seqs = selectWindow(matches, total, query.offset, query.offset + query.limit + 1, this.score);
     const all = (2 ** words.length - 1) >>> 0;
-    const seqs = best.sorted().slice(query.offset);
     return { seqs, total, scores: seqs.map((seq) => this.score[seq]), exact: new Set(seqs.filter((seq) => this.exactBits[seq] === all)) };
   }
 
@@ -83,8 +85,12 @@ export class ListSearcher {
     return phrases.reduce((sum, phrase) => sum + (this.lists.documentsOf(phrase.side, phrase.token) ?? this.lists.minDocuments), 0);
   }
 
-  /** Row ids matching every word; their summed scores and exact-form bits are left in the arrays. */
-  private intersect(words: Phrase[][]): number[] {
+  /**
+   * Leaves the row ids matching every word in `this.candidates` (returns how many), with their
+   * summed scores and exact-form bits in the per-document arrays. `mark` tells how many words a
+   * document has matched in this query (epochs spare clearing it between queries).
+   */
+  private intersect(words: Phrase[][]): number {
     const { mark, score, exactBits } = this;
     if (this.epoch > 0xffffffff - 2 * (MAX_WORDS + 1)) {
       mark.fill(0);
@@ -92,40 +98,62 @@ export class ListSearcher {
     }
     const base = this.epoch + 1;
     this.epoch += MAX_WORDS + 1;
-    let candidates: number[] = [];
+    let count = 0;
     for (let k = 0; k < words.length; k++) {
-      const before = base + k - 1; // matched the words so far (any document, for the first word)
+      const before = base + k - 1;
       const after = base + k;
       const bit = (1 << k) >>> 0;
-      const reached: number[] = [];
+      const previous = this.candidates;
+      const out = this.reached;
+      let reached = 0;
       for (const phrase of words[k]) {
         const { seqs, scores } = this.listOf(phrase);
         const exact = phrase.exact ? bit : 0;
-        const visit = (seq: number, value: number) => {
-          const state = mark[seq];
-          if (state === after) {
-            score[seq] += value;
-            exactBits[seq] |= exact;
-          } else if (k === 0 || state === before) {
-            mark[seq] = after;
-            score[seq] = k === 0 ? value : score[seq] + value;
-            exactBits[seq] = k === 0 ? exact : exactBits[seq] | exact;
-            reached.push(seq);
+        if (k === 0) {
+          for (let i = 0; i < seqs.length; i++) {
+            const seq = seqs[i];
+            if (mark[seq] === after) {
+              score[seq] += scores[i];
+              exactBits[seq] |= exact;
+            } else {
+              mark[seq] = after;
+              score[seq] = scores[i];
+              exactBits[seq] = exact;
+              out[reached++] = seq;
+            }
           }
-        };
-        if (k > 0 && candidates.length * 24 < seqs.length) {
-          for (const seq of candidates) {
+        } else if (count * 24 < seqs.length) {
+          // Far fewer candidates than documents in the list: look each one up.
+          for (let c = 0; c < count; c++) {
+            const seq = previous[c];
             const i = search(seqs, seq);
-            if (i >= 0) visit(seq, scores[i]);
+            if (i < 0) continue;
+            if (mark[seq] === before) {
+              mark[seq] = after;
+              out[reached++] = seq;
+            }
+            score[seq] += scores[i];
+            exactBits[seq] |= exact;
           }
         } else {
-          for (let i = 0; i < seqs.length; i++) visit(seqs[i], scores[i]);
+          for (let i = 0; i < seqs.length; i++) {
+            const seq = seqs[i];
+            const state = mark[seq];
+            if (state === before) {
+              mark[seq] = after;
+              out[reached++] = seq;
+            } else if (state !== after) continue;
+            score[seq] += scores[i];
+            exactBits[seq] |= exact;
+          }
         }
       }
-      candidates = reached;
-      if (candidates.length === 0) break;
+      this.reached = previous;
+      this.candidates = out;
+      count = reached;
+      if (count === 0) break;
     }
-    return candidates;
+    return count;
   }
 
   private listOf(phrase: Phrase): ScoredList {
@@ -150,31 +178,40 @@ export class ListSearcher {
     return list;
   }
 
+  private readonly hostFilters = new Map<string, Uint8Array>();
+
+  /** Which host codes are `host` or one of its subdomains (kept for the last few sources asked for). */
+  private hostsUnder(host: string): Uint8Array {
+    let allowed = this.hostFilters.get(host);
+    if (!allowed) {
+      allowed = Uint8Array.from(this.lists.hosts, (candidate) => (hostSuffixes(candidate).includes(host) ? 1 : 0));
+      if (this.hostFilters.size >= 64) this.hostFilters.delete(this.hostFilters.keys().next().value!);
+      this.hostFilters.set(host, allowed);
+    }
+    return allowed;
+  }
+
   /** The query's filters as a test of a row id, or null without filters (the same rules as fts-query.ts). */
   private filterOf(query: IndexQuery): ((seq: number) => boolean) | null {
     const { lists } = this;
-    const tests: ((seq: number) => boolean)[] = [];
+    const { docType, docHost, docTopic, docNews, docAge } = lists;
+    let types: Uint8Array | null = null;
     if (query.documentTypes?.length) {
-      const allowed = new Set(query.documentTypes.map((type) => lists.types.indexOf(type)));
-      tests.push((seq) => allowed.has(lists.docType[seq]));
+      types = new Uint8Array(256);
+      for (const type of query.documentTypes) if (lists.types.includes(type)) types[lists.types.indexOf(type)] = 1;
     }
-    if (query.host) {
-      const host = query.host;
-      const allowed = new Uint8Array(lists.hosts.length);
-      lists.hosts.forEach((candidate, code) => (allowed[code] = hostSuffixes(candidate).includes(host) ? 1 : 0));
-      tests.push((seq) => allowed[lists.docHost[seq]] === 1);
-    }
-    if (query.topic) {
-      const code = lists.topics.indexOf(normalizeTopic(query.topic));
-      tests.push((seq) => code > 0 && lists.docTopic[seq] === code);
-    }
-    if (query.newsOnly) tests.push((seq) => lists.docNews[seq] === 1);
-    if (query.minAgeDate) {
-      const minimum = ageKey(query.minAgeDate);
-      tests.push((seq) => lists.docAge[seq] >= minimum && lists.docAge[seq] > 0);
-    }
-    if (tests.length === 0) return null;
-    return (seq) => tests.every((test) => test(seq));
+    const hosts = query.host ? this.hostsUnder(query.host) : null;
+    // Topic code 0 is "no topic": a topic nobody has matches nothing.
+    const topic = query.topic ? lists.topics.indexOf(normalizeTopic(query.topic)) : -1;
+    const news = Boolean(query.newsOnly);
+    const minimumAge = query.minAgeDate ? ageKey(query.minAgeDate) : 0;
+    if (!types && !hosts && topic < 0 && !news && !minimumAge) return query.topic ? () => false : null;
+    return (seq) =>
+      (!types || types[docType[seq]] === 1) &&
+      (!hosts || hosts[docHost[seq]] === 1) &&
+      (!query.topic || (topic > 0 && docTopic[seq] === topic)) &&
+      (!news || docNews[seq] === 1) &&
+      (!minimumAge || docAge[seq] >= minimumAge);
   }
 }
 
@@ -196,53 +233,46 @@ function search(seqs: Uint32Array, value: number): number {
   return -1;
 }
 
-/** The best `size` row ids by score (higher first), ties by row id (lower first): a bounded heap. */
-class TopK {
-  private readonly heap: number[] = [];
-  private readonly size: number;
-  private readonly score: Float64Array;
+/** Whether row a ranks above row b: higher score, then lower row id (FTS5's ORDER BY rank, rowid). */
+function better(score: Float64Array, a: number, b: number): boolean {
+  return score[a] > score[b] || (score[a] === score[b] && a < b);
+}
 
-  constructor(size: number, score: Float64Array) {
-    this.size = size;
-    this.score = score;
-  }
-
-  /** Whether a ranks below b. */
-  private worse(a: number, b: number): boolean {
-    const sa = this.score[a];
-    const sb = this.score[b];
-    return sa < sb || (sa === sb && a > b);
-  }
-
-  offer(seq: number): void {
-    const heap = this.heap;
-    if (heap.length < this.size) {
-      heap.push(seq);
-      let i = heap.length - 1;
-      while (i > 0) {
-        const parent = (i - 1) >> 1;
-        if (!this.worse(heap[i], heap[parent])) break;
-        [heap[i], heap[parent]] = [heap[parent], heap[i]];
-        i = parent;
+/**
+ * Rearranges items[low, high) so that items[k] is the one of rank k there, the better ones before
+ * it and the worse after (quickselect: linear time on average).
+ */
+function select(items: Uint32Array, low: number, high: number, k: number, score: Float64Array): void {
+  while (high - low > 1) {
+    const middle = (low + high) >>> 1;
+    // Median of three as the pivot.
+    let a = items[low];
+    let b = items[middle];
+    const c = items[high - 1];
+    if (better(score, b, a)) [a, b] = [b, a];
+    const pivot = better(score, c, b) ? (better(score, c, a) ? a : c) : b;
+    let i = low;
+    let j = high - 1;
+    while (i <= j) {
+      while (better(score, items[i], pivot)) i++;
+      while (better(score, pivot, items[j])) j--;
+      if (i <= j) {
+        const swap = items[i];
+        items[i++] = items[j];
+        items[j--] = swap;
       }
-      return;
     }
-    if (!this.worse(heap[0], seq)) return;
-    heap[0] = seq;
-    let i = 0;
-    for (;;) {
-      const left = 2 * i + 1;
-      const right = left + 1;
-      let worst = i;
-      if (left < heap.length && this.worse(heap[left], heap[worst])) worst = left;
-      if (right < heap.length && this.worse(heap[right], heap[worst])) worst = right;
-      if (worst === i) break;
-      [heap[i], heap[worst]] = [heap[worst], heap[i]];
-      i = worst;
-    }
+    if (k <= j) high = j + 1;
+    else if (k >= i) low = i;
+    else return;
   }
+}
 
-  sorted(): number[] {
-    return [...this.heap].sort((a, b) => (this.worse(a, b) ? 1 : this.worse(b, a) ? -1 : 0));
-  }
+/** The items of ranks [from, to) among the first `count`, best first. */
+export function selectWindow(items: Uint32Array, count: number, from: number, to: number, score: Float64Array): number[] {
+  const end = Math.min(to, count);
+  if (from >= end) return [];
+  if (end < count) select(items, 0, count, end, score);
+  if (from > 0) select(items, 0, end, from, score);
+  return Array.from(items.subarray(from, end)).sort((a, b) => (better(score, a, b) ? -1 : 1));
 }

@@ -46,8 +46,8 @@ export function createSchema(db: DatabaseSync): void {
     -- Near-duplicate candidates come by title key; the fingerprint in the index spares reading rows.
     DROP INDEX IF EXISTS documents_title_key;
     CREATE INDEX IF NOT EXISTS documents_title_fingerprint ON documents(title_key, seq, fingerprint) WHERE duplicate_of IS NULL;
-    -- Filters of head-term lists (head-terms.ts) read these columns without the rows' texts.
-    CREATE INDEX IF NOT EXISTS documents_facets ON documents(seq, document_type, host, topic, is_news, age_date);
+    -- Filters read per-document arrays of the score lists now (score-lists.ts).
+    DROP INDEX IF EXISTS documents_facets;
     CREATE TABLE IF NOT EXISTS head_terms (expression TEXT PRIMARY KEY, total INTEGER NOT NULL, seqs BLOB NOT NULL, scores BLOB NOT NULL) WITHOUT ROWID;
     CREATE TABLE IF NOT EXISTS aliases (alias_id TEXT PRIMARY KEY, url TEXT NOT NULL, document_id TEXT NOT NULL);
     CREATE INDEX IF NOT EXISTS aliases_document ON aliases(document_id);

@@ -9,17 +9,7 @@ import { buildExactMatch, buildMatch, buildTitleMatch, facetsOf, phraseMatch, te
 import { Fts5FormatError } from './fts5-postings.ts';
 import { ListSearcher } from './list-search.ts';
 import { ScoreLists, scoreListsFile, writeScoreLists, type PhraseSide, type ScoredList, type ScoreListsBuild } from './score-lists.ts';
-import {
-  buildHeadTerms,
-  combineHeadLists,
-  HEAD_LIST_LENGTH,
-  hasFilters,
-  passesFilters,
-  readHeadList,
-  type FacetRow,
-  type HeadList,
-  type HeadTermsBuild,
-} from './head-terms.ts';
+import { buildHeadTerms, HEAD_LIST_LENGTH, hasFilters, readHeadList, type HeadTermsBuild } from './head-terms.ts';
 import { prefixed, ROW_COLUMNS, ROW_PARAMS, signatureOf, toDocument, toRow, type DocumentRow } from './rows.ts';
 import { checkSchemaVersion, createSchema } from './schema.ts';
 
@@ -86,16 +76,14 @@ export class SqliteIndex implements DocumentIndex {
     return this.searchSync(query);
   }
 
-  /** How the last search was answered (tests and benchmarks look at it): score lists, head lists exact or bounded, or FTS5. */
-  lastPlan: 'score_lists' | 'head_terms' | 'head_terms_bounded' | 'fts5' = 'fts5';
+  /** How the last search was answered (tests and benchmarks look at it): score lists, a head list, or FTS5. */
+  lastPlan: 'score_lists' | 'head_terms' | 'fts5' = 'fts5';
 
   searchSync(query: IndexQuery): IndexSearchResult {
     this.lastPlan = 'fts5';
-    const lists = this.freshScoreLists();
-    const viaLists = () => (lists ? this.scoreListPage(query, lists) : null);
     // One word without filters: its head list is one row; everything else ranks from the score lists.
-    const oneWord = query.terms.length === 1 && !hasFilters(query);
-    return (oneWord ? (this.headTermPage(query) ?? viaLists()) : (viaLists() ?? this.headTermPage(query))) ?? this.rankedSearch(query);
+    const lists = this.freshScoreLists();
+    return this.headTermPage(query) ?? (lists && this.scoreListPage(query, lists)) ?? this.rankedSearch(query);
   }
 
   private scoreLists: ListSearcher | null = null;
@@ -135,7 +123,12 @@ export class SqliteIndex implements DocumentIndex {
     this.lastPlan = 'score_lists';
     const rows = this.documentsBySeq(page.seqs.slice(0, query.limit));
     const hits: IndexHit[] = rows.map((row) => ({ document: toDocument(row), matchType: page.exact.has(row.seq) ? 'exact' : 'word_form' }));
-    return { hits, hasMore: page.seqs.length > query.limit, total: page.total, totalRelation: 'eq' };
+    return this.withTotal(query, hits, page.seqs.length > query.limit, this.knownTotal(query, page.total));
+  }
+
+  /** A total known without counting, unless the caller gave no time to count at all (then a lower bound, as FTS5 counting would give). */
+  private knownTotal(query: IndexQuery, total: number): { count: number; complete: boolean } {
+    return query.countBudgetMs > 0 ? { count: total, complete: true } : { count: 0, complete: false };
   }
 
   private rankedSearch(query: IndexQuery): IndexSearchResult {
@@ -154,47 +147,17 @@ export class SqliteIndex implements DocumentIndex {
   }
 
   /**
-   * A query whose every word has a stored head list (head-terms.ts): the page from the lists and,
-   * for one word without filters, the exact total. Null when a word has no fresh list or the lists
-   * hold too few documents for the page.
+   * A one-word query without filters that has a stored head list (head-terms.ts): the page and the
+   * exact total from one row. Null when the word has no fresh list or the page lies beyond it.
    */
   private headTermPage(query: IndexQuery): IndexSearchResult | null {
     const wanted = query.offset + query.limit + 1;
-    if (query.order !== 'relevance' || query.terms.length === 0 || wanted > HEAD_LIST_LENGTH) return null;
-    const lists: HeadList[] = [];
-    for (const term of query.terms) {
-      const list = readHeadList((sql) => this.statement(sql), termMatch(term));
-      if (!list) return null;
-      lists.push(list);
-    }
-    const filtered = hasFilters(query);
-    const combined = combineHeadLists(lists, wanted, (seqs, enough) => (filtered ? this.passingFilters(seqs, query, enough) : seqs.slice(0, enough)));
-    if (!combined) return null;
-    this.lastPlan = combined.exact ? 'head_terms' : 'head_terms_bounded';
-    const { hits, hasMore } = this.hitsOf(query, combined.seqs.slice(query.offset));
-    if (lists.length === 1 && !filtered) return { hits, hasMore, total: lists[0].total, totalRelation: 'eq' };
-    if (lists.length === 1 && lists[0].seqs.length === lists[0].total) {
-      return this.withTotal(query, hits, hasMore, { count: this.passingFilters(Array.from(lists[0].seqs), query).length, complete: true });
-    }
-    return this.withTotal(query, hits, hasMore, this.countMatches(buildMatch(query), query));
-  }
-
-  /** The row ids that pass the query's filters, in the order given; only the first `enough`. */
-  private passingFilters(seqs: number[], query: IndexQuery, enough = Number.POSITIVE_INFINITY): number[] {
-    const passed: number[] = [];
-    for (let from = 0; from < seqs.length && passed.length < enough; from += 256) {
-      const chunk = seqs.slice(from, from + 256);
-      const pass = new Set(this.facetRows(chunk).filter((row) => passesFilters(row, query)).map((row) => row.seq));
-      for (const seq of chunk) if (pass.has(seq) && passed.length < enough) passed.push(seq);
-    }
-    return passed;
-  }
-
-  private facetRows(seqs: number[]): FacetRow[] {
-    return this.statement(
-      `SELECT seq, document_type, host, topic, is_news, age_date FROM documents INDEXED BY documents_facets
-       WHERE seq IN (SELECT value FROM json_each(?))`,
-    ).all(JSON.stringify(seqs)) as unknown as FacetRow[];
+    if (query.order !== 'relevance' || query.terms.length !== 1 || hasFilters(query) || wanted > HEAD_LIST_LENGTH) return null;
+    const list = readHeadList((sql) => this.statement(sql), termMatch(query.terms[0]));
+    if (!list) return null;
+    this.lastPlan = 'head_terms';
+    const { hits, hasMore } = this.hitsOf(query, Array.from(list.seqs.subarray(query.offset, wanted)));
+    return this.withTotal(query, hits, hasMore, this.knownTotal(query, list.total));
   }
 
   /** The documents of one page (ranked row ids, one more than the limit to tell `has_more`). */

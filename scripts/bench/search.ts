@@ -13,7 +13,8 @@
 // plot), --publish (copy the aggregate JSON and the SVG to docs/bench/), --quiet-wait S (before
 // each measurement, wait up to S seconds, default 300, for other work on the machine to stop; the
 // CPU that other processes used during each measurement is reported either way), --ingest-only
-// (generate and ingest the collections, measure nothing else).
+// (generate and ingest the collections, measure nothing else), --no-floor (one pass of the floor
+// only, for quick iterations; not for published figures).
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, release, totalmem } from 'node:os';
@@ -46,6 +47,7 @@ const { values } = parseArgs({
     'quiet-wait': { type: 'string', default: '300' },
     seed: { type: 'string', default: '1' },
     'ingest-only': { type: 'boolean', default: false },
+    'no-floor': { type: 'boolean', default: false },
   },
 });
 const SIZES = values.docs!.split(',').map((s) => Number(s.trim())).filter((n) => n > 0);
@@ -337,9 +339,10 @@ async function measure(docs: number): Promise<SizeResult> {
     servePeak = await server.stop();
   }
 
-  const floorQuiet = await quiet(`${docs}: floor`);
-  log(`${docs}: floor (FTS5 in-process)`);
-  const floorRun = withOtherCpu(() => runFloor(collection.indexFile, queries, { rounds: ROUNDS, maxSeconds: MAX_SECONDS, countRounds: 3, countClasses: ['common', 'total'] }));
+  const floorQuiet = values['no-floor'] ? true : await quiet(`${docs}: floor`);
+  if (!values['no-floor']) log(`${docs}: floor (FTS5 in-process)`);
+  const floorRounds = values['no-floor'] ? { rounds: 1, maxSeconds: 0, countRounds: 0, countClasses: [] } : { rounds: ROUNDS, maxSeconds: MAX_SECONDS, countRounds: 3, countClasses: ['common', 'total'] };
+  const floorRun = withOtherCpu(() => runFloor(collection.indexFile, queries, floorRounds));
   const floor: FloorRun = floorRun.value;
 
   let peer: Awaited<ReturnType<typeof runPeer>> | null = null;

@@ -5,6 +5,7 @@ import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:
 import { DatabaseSync } from 'node:sqlite';
 import { join, resolve } from 'node:path';
 import { SQLITE_SCHEMA_VERSION } from '../../../services/index/sqlite/schema.ts';
+import { scoreListsFile } from '../../../services/index/sqlite/score-lists.ts';
 import { runCommand } from './proc.ts';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
@@ -47,9 +48,9 @@ function fileSize(path: string): number {
   }
 }
 
-/** Bytes on disk of the index: the database file with its WAL and shared-memory files. */
+/** Bytes on disk of the index: the database file with its WAL and shared-memory files, and its score lists. */
 export function indexBytes(indexFile: string): number {
-  return fileSize(indexFile) + fileSize(`${indexFile}-wal`) + fileSize(`${indexFile}-shm`);
+  return fileSize(indexFile) + fileSize(`${indexFile}-wal`) + fileSize(`${indexFile}-shm`) + fileSize(scoreListsFile(indexFile));
 }
 
 function layoutVersion(indexFile: string): string | null {

@@ -1,7 +1,7 @@
 import type { QueryTerm } from '../../core/analysis/index.ts';
 import type { IndexQuery } from '../../core/index-port.ts';
 import { hostSuffixes } from '../../core/urls.ts';
-import { ageKey, normalizeTopic, type PhraseSide, type ScoredList, type ScoreLists } from './score-lists.ts';
+import { ageKey, normalizeTopic, phraseScore, postingListBytes, type PhraseSide, type PostingList, type ScoreLists } from './score-lists.ts';
 
 // Ranks, filters and counts a query from the score lists (score-lists.ts). A query is an AND of
 // words, each matching its exact form or one of its base forms (fts-query.ts); bm25 is a sum over
@@ -10,10 +10,13 @@ import { ageKey, normalizeTopic, type PhraseSide, type ScoredList, type ScoreLis
 // walking its lists, or, when the candidates are far fewer than a list, by binary search in it.
 // Filters read per-document arrays; the total is exact. The order is FTS5's: bm25, then row id.
 
-/** Words per query this path takes (a bit per word marks exact matches); longer queries go to FTS5. */
+/** Words per query this path takes (a stage of `mark` each); longer queries go to FTS5. */
 const MAX_WORDS = 30;
-/** Scored lists kept per reader, by bytes: the frequent words of a busy index stay in memory. */
-const CACHE_BYTES = 96 * 2 ** 20;
+/**
+ * Lists kept per reader, by bytes (6 per document): the frequent words of a busy index stay in
+ * memory — at a million documents, the most frequent 20 or so phrases.
+ */
+const CACHE_BYTES = 128 * 2 ** 20;
 /** A token FTS5's ascii tokenizer reads as one token (letters, digits, '_', any non-ASCII). */
 const SINGLE_TOKEN = /^[a-z0-9_\u0080-\uffff]+$/;
 
@@ -34,28 +37,27 @@ export interface ListPage {
 }
 
 /** Scores one phrase without a list (a rare word) through FTS5, in row-id order. */
-export type UnlistedPhrase = (side: PhraseSide, token: string) => ScoredList;
+export type UnlistedPhrase = (side: PhraseSide, token: string) => PostingList;
 
 export class ListSearcher {
   readonly lists: ScoreLists;
   private readonly unlisted: UnlistedPhrase;
-  private readonly mark: Uint32Array;
+  /** How many words each document has matched in this query, offset by the query's epoch (a byte: little memory traffic). */
+  private readonly mark: Uint8Array;
   private readonly score: Float64Array;
-  private readonly exactBits: Uint32Array;
   /** Candidates of the word before and of the current word (they take turns). */
   private candidates: Uint32Array;
   private reached: Uint32Array;
   private epoch = 0;
-  private readonly cache = new Map<string, ScoredList>();
+  private readonly cache = new Map<string, PostingList>();
   private cachedBytes = 0;
 
   constructor(lists: ScoreLists, unlisted: UnlistedPhrase) {
     this.lists = lists;
     this.unlisted = unlisted;
     const size = lists.maxSeq + 1;
-    this.mark = new Uint32Array(size);
+    this.mark = new Uint8Array(size);
     this.score = new Float64Array(size);
-    this.exactBits = new Uint32Array(size);
     this.candidates = new Uint32Array(size);
     this.reached = new Uint32Array(size);
   }
@@ -68,17 +70,12 @@ export class ListSearcher {
     if (words.some((phrases) => phrases.some((phrase) => !SINGLE_TOKEN.test(phrase.token)))) return null;
     words.sort((a, b) => this.estimate(a) - this.estimate(b));
 
-    const found = this.intersect(words);
-    const matches = this.candidates;
-    const passes = this.filterOf(query);
-    let total = found;
-    if (passes) {
-      total = 0;
-      for (let i = 0; i < found; i++) if (passes(matches[i])) matches[total++] = matches[i];
-    }
-    const seqs = selectWindow(matches, total, query.offset, query.offset + query.limit + 1, this.score);
-    const all = (2 ** words.length - 1) >>> 0;
-    return { seqs, total, scores: seqs.map((seq) => this.score[seq]), exact: new Set(seqs.filter((seq) => this.exactBits[seq] === all)) };
+    const total = this.intersect(words, this.filterOf(query));
+    const seqs = selectWindow(this.candidates, total, query.offset, query.offset + query.limit + 1, this.score);
+    // Exact matches only matter on the page: each word's exact form looked up in its list.
+    const exactLists = words.map((phrases) => this.listOf(phrases[0]).seqs);
+    const exact = new Set(seqs.filter((seq) => exactLists.every((list) => search(list, seq) >= 0)));
+    return { seqs, total, scores: seqs.map((seq) => this.score[seq]), exact };
   }
 
   private estimate(phrases: Phrase[]): number {
@@ -86,13 +83,15 @@ export class ListSearcher {
   }
 
   /**
-   * Leaves the row ids matching every word in `this.candidates` (returns how many), with their
-   * summed scores and exact-form bits in the per-document arrays. `mark` tells how many words a
-   * document has matched in this query (epochs spare clearing it between queries).
+   * Leaves the row ids that match every word and pass the filters in `this.candidates` (returns
+   * how many), with their summed scores in `this.score`. `mark` tells how many words a document
+   * has matched in this query (epochs spare clearing it between most queries). Filters are applied to the first word's documents, so nothing else is done for the
+   * documents they exclude; a posting is scored only when its document is still a candidate.
    */
-  private intersect(words: Phrase[][]): number {
-    const { mark, score, exactBits } = this;
-    if (this.epoch > 0xffffffff - 2 * (MAX_WORDS + 1)) {
+  private intersect(words: Phrase[][], passes: ((seq: number) => boolean) | null): number {
+    const { mark, score } = this;
+    const norm = this.lists.lengthNorm;
+    if (this.epoch > 0xff - (MAX_WORDS + 1)) {
       mark.fill(0);
       this.epoch = 0;
     }
@@ -102,23 +101,24 @@ export class ListSearcher {
     for (let k = 0; k < words.length; k++) {
       const before = base + k - 1;
       const after = base + k;
-      const bit = (1 << k) >>> 0;
       const previous = this.candidates;
       const out = this.reached;
       let reached = 0;
       for (const phrase of words[k]) {
-        const { seqs, scores } = this.listOf(phrase);
-        const exact = phrase.exact ? bit : 0;
+        const list = this.listOf(phrase);
+        const seqs = list.seqs;
+        // One of the two is set: stored frequencies (scored here) or FTS5's scores.
+        const frequencies = list.frequencies ?? EMPTY_FREQUENCIES;
+        const fixed = list.scores;
+        const idf = list.idf ?? 0;
         if (k === 0) {
           for (let i = 0; i < seqs.length; i++) {
             const seq = seqs[i];
             if (mark[seq] === after) {
-              score[seq] += scores[i];
-              exactBits[seq] |= exact;
-            } else {
+              score[seq] += fixed ? fixed[i] : phraseScore(idf, frequencies[i], norm[seq]);
+            } else if (!passes || passes(seq)) {
               mark[seq] = after;
-              score[seq] = scores[i];
-              exactBits[seq] = exact;
+              score[seq] = fixed ? fixed[i] : phraseScore(idf, frequencies[i], norm[seq]);
               out[reached++] = seq;
             }
           }
@@ -132,8 +132,7 @@ export class ListSearcher {
               mark[seq] = after;
               out[reached++] = seq;
             }
-            score[seq] += scores[i];
-            exactBits[seq] |= exact;
+            score[seq] += fixed ? fixed[i] : phraseScore(idf, frequencies[i], norm[seq]);
           }
         } else {
           for (let i = 0; i < seqs.length; i++) {
@@ -143,8 +142,7 @@ export class ListSearcher {
               mark[seq] = after;
               out[reached++] = seq;
             } else if (state !== after) continue;
-            score[seq] += scores[i];
-            exactBits[seq] |= exact;
+            score[seq] += fixed ? fixed[i] : phraseScore(idf, frequencies[i], norm[seq]);
           }
         }
       }
@@ -156,7 +154,7 @@ export class ListSearcher {
     return count;
   }
 
-  private listOf(phrase: Phrase): ScoredList {
+  private listOf(phrase: Phrase): PostingList {
     const key = `${phrase.side}:${phrase.token}`;
     const cached = this.cache.get(key);
     if (cached) {
@@ -165,14 +163,14 @@ export class ListSearcher {
       return cached;
     }
     const list = this.lists.read(phrase.side, phrase.token) ?? this.unlisted(phrase.side, phrase.token);
-    const bytes = list.seqs.byteLength + list.scores.byteLength;
+    const bytes = postingListBytes(list);
     if (bytes <= CACHE_BYTES / 8) {
       this.cache.set(key, list);
       this.cachedBytes += bytes;
       for (const [oldest, entry] of this.cache) {
         if (this.cachedBytes <= CACHE_BYTES) break;
         this.cache.delete(oldest);
-        this.cachedBytes -= entry.seqs.byteLength + entry.scores.byteLength;
+        this.cachedBytes -= postingListBytes(entry);
       }
     }
     return list;
@@ -218,6 +216,8 @@ export class ListSearcher {
 function phrasesOf(term: QueryTerm): Phrase[] {
   return [{ side: 'exact', token: term.exact, exact: true }, ...[...new Set(term.bases)].map((token) => ({ side: 'base' as const, token, exact: false }))];
 }
+
+const EMPTY_FREQUENCIES = new Uint16Array(0);
 
 /** Index of `value` in the ascending `seqs`, or -1. */
 function search(seqs: Uint32Array, value: number): number {
@@ -268,10 +268,33 @@ function select(items: Uint32Array, low: number, high: number, k: number, score:
   }
 }
 
+/** Up to this many best items are kept in one pass with a sorted array; more by quickselect. */
+const SMALL_WINDOW = 256;
+
+/** The best `size` of the first `count` items, best first, in one pass (most items lose one comparison). */
+function bestOf(items: Uint32Array, count: number, size: number, score: Float64Array): number[] {
+  const best: number[] = [];
+  for (let c = 0; c < count; c++) {
+    const item = items[c];
+    if (best.length === size && !better(score, item, best[size - 1])) continue;
+    let low = 0;
+    let high = best.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (better(score, best[middle], item)) low = middle + 1;
+      else high = middle;
+    }
+    best.splice(low, 0, item);
+    if (best.length > size) best.pop();
+  }
+  return best;
+}
+
 /** The items of ranks [from, to) among the first `count`, best first. */
 export function selectWindow(items: Uint32Array, count: number, from: number, to: number, score: Float64Array): number[] {
   const end = Math.min(to, count);
   if (from >= end) return [];
+  if (end <= SMALL_WINDOW) return bestOf(items, count, end, score).slice(from);
   if (end < count) select(items, 0, count, end, score);
   if (from > 0) select(items, 0, end, from, score);
   return Array.from(items.subarray(from, end)).sort((a, b) => (better(score, a, b) ? -1 : 1));

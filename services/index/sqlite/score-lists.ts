@@ -197,14 +197,33 @@ export function writeScoreLists(db: DatabaseSync, file: string, generation: stri
   return { lists: lists.exact.length + lists.base.length, postings, bytes: out.offset, seconds: (performance.now() - started) / 1000 };
 }
 
-/** One list read from the file: row ids ascending and the word's bm25 contribution per document. */
-export interface ScoredList {
+/**
+ * One phrase's documents (row ids ascending) with, for a stored list, its weighted frequencies
+ * (× FREQUENCY_SCALE) and idf, scored as it is walked (phraseScore); for a word without a list,
+ * the scores FTS5 gave.
+ */
+export interface PostingList {
   seqs: Uint32Array;
-  scores: Float64Array;
+  frequencies?: Uint16Array;
+  idf?: number;
+  scores?: Float64Array;
+}
+
+export function postingListBytes(list: PostingList): number {
+  return list.seqs.byteLength + (list.frequencies?.byteLength ?? 0) + (list.scores?.byteLength ?? 0);
 }
 
 const K1 = 1.2;
 const B = 0.75;
+
+/**
+ * bm25 of one document for one phrase, from its weighted frequency (× FREQUENCY_SCALE) and its
+ * length norm: fts5_aux.c's formula in its order of operations, so that scores come out identical.
+ */
+export function phraseScore(idf: number, scaledFrequency: number, lengthNorm: number): number {
+  const f = scaledFrequency / FREQUENCY_SCALE;
+  return idf * ((f * (K1 + 1.0)) / (f + lengthNorm));
+}
 
 /** bm25's inverse document frequency as FTS5 computes it (fts5_aux.c), never below 1e-6. */
 export function inverseDocumentFrequency(rows: number, documents: number): number {
@@ -228,7 +247,7 @@ export class ScoreLists {
   readonly docNews: Uint8Array;
   readonly docAge: Uint32Array;
   /** k1·(1 − b + b·length/avgdl) of every document: the part of bm25's denominator that is the document's. */
-  private readonly lengthNorm: Float64Array;
+  readonly lengthNorm: Float64Array;
   private readonly entries: Record<PhraseSide, Map<string, { offset: number; documents: number }>>;
   private readonly fd: number;
 
@@ -292,23 +311,14 @@ export class ScoreLists {
     return this.entries[side].get(token)?.documents ?? null;
   }
 
-  /** Reads one list and scores it; null when the word has no list. */
-  read(side: PhraseSide, token: string): ScoredList | null {
+  /** Reads one list; null when the word has no list. */
+  read(side: PhraseSide, token: string): PostingList | null {
     const entry = this.entries[side].get(token);
     if (!entry) return null;
     const n = entry.documents;
     const buffer = new ArrayBuffer(4 * n + 2 * (n + (n % 2)));
     readSync(this.fd, new Uint8Array(buffer), 0, buffer.byteLength, entry.offset);
-    const seqs = new Uint32Array(buffer, 0, n);
-    const frequencies = new Uint16Array(buffer, 4 * n, n);
-    const idf = inverseDocumentFrequency(this.rows, n);
-    const scores = new Float64Array(n);
-    const norm = this.lengthNorm;
-    for (let i = 0; i < n; i++) {
-      const f = frequencies[i] / FREQUENCY_SCALE;
-      scores[i] = idf * ((f * (K1 + 1.0)) / (f + norm[seqs[i]]));
-    }
-    return { seqs, scores };
+    return { seqs: new Uint32Array(buffer, 0, n), frequencies: new Uint16Array(buffer, 4 * n, n), idf: inverseDocumentFrequency(this.rows, n) };
   }
 
   close(): void {

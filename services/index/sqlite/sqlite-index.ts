@@ -8,7 +8,7 @@ import { fingerprintDistance } from '../../core/text.ts';
 import { buildExactMatch, buildMatch, buildTitleMatch, facetsOf, phraseMatch, termMatch } from './fts-query.ts';
 import { Fts5FormatError } from './fts5-postings.ts';
 import { ListSearcher } from './list-search.ts';
-import { ScoreLists, scoreListsFile, writeScoreLists, type PhraseSide, type ScoredList, type ScoreListsBuild } from './score-lists.ts';
+import { ScoreLists, scoreListsFile, writeScoreLists, type PhraseSide, type PostingList, type ScoreListsBuild } from './score-lists.ts';
 import { buildHeadTerms, HEAD_LIST_LENGTH, hasFilters, readHeadList, type HeadTermsBuild } from './head-terms.ts';
 import { prefixed, ROW_COLUMNS, ROW_PARAMS, signatureOf, toDocument, toRow, type DocumentRow } from './rows.ts';
 import { checkSchemaVersion, createSchema } from './schema.ts';
@@ -109,7 +109,7 @@ export class SqliteIndex implements DocumentIndex {
   }
 
   /** A rare word's documents and bm25 scores, from FTS5 (score lists keep only frequent words). */
-  private unlistedPhrase(side: PhraseSide, token: string): ScoredList {
+  private unlistedPhrase(side: PhraseSide, token: string): PostingList {
     const rows = this.statement('SELECT rowid AS seq, rank FROM documents_fts WHERE documents_fts MATCH ? ORDER BY rowid').all(phraseMatch(side, token)) as {
       seq: number;
       rank: number;
@@ -215,7 +215,7 @@ export class SqliteIndex implements DocumentIndex {
 
   private documentsBySeq(seqs: number[]): DocumentRow[] {
     if (seqs.length === 0) return [];
-    const rows = this.db.prepare(`SELECT * FROM documents WHERE seq IN (${seqs.map(() => '?').join(',')})`).all(...seqs) as unknown as DocumentRow[];
+    const rows = this.statement(`SELECT * FROM documents WHERE seq IN (${seqs.map(() => '?').join(',')})`).all(...seqs) as unknown as DocumentRow[];
     const bySeq = new Map(rows.map((row) => [row.seq, row]));
     return seqs.map((seq) => bySeq.get(seq)!).filter(Boolean);
   }
@@ -223,9 +223,10 @@ export class SqliteIndex implements DocumentIndex {
   private exactMatches(query: IndexQuery, page: DocumentRow[]): Set<number> {
     if (page.length === 0 || query.terms.length === 0) return new Set(page.map((row) => row.seq));
     const seqs = page.map((row) => row.seq);
-    const rows = this.db
-      .prepare(`SELECT rowid FROM documents_fts WHERE documents_fts MATCH ? AND rowid IN (${seqs.map(() => '?').join(',')})`)
-      .all(buildExactMatch(query.terms), ...seqs) as { rowid: number }[];
+    const rows = this.statement(`SELECT rowid FROM documents_fts WHERE documents_fts MATCH ? AND rowid IN (${seqs.map(() => '?').join(',')})`).all(
+      buildExactMatch(query.terms),
+      ...seqs,
+    ) as { rowid: number }[];
     return new Set(rows.map((row) => row.rowid));
   }
 

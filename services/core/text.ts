@@ -71,17 +71,17 @@ export function fingerprintOf(text: string): string | null {
   return (high >>> 0).toString(16).padStart(8, '0') + (low >>> 0).toString(16).padStart(8, '0');
 }
 
-/** Bits in which two fingerprints differ. */
+function bitCount(x: number): number {
+  x -= (x >>> 1) & 0x55555555;
+  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+  return (Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24) & 0xff;
+}
+
+/** Bits in which two fingerprints (16 hex digits) differ. */
 export function fingerprintDistance(a: string, b: string): number {
-  let distance = 0;
-  for (let i = 0; i < 16; i += 8) {
-    let x = (parseInt(a.slice(i, i + 8), 16) ^ parseInt(b.slice(i, i + 8), 16)) >>> 0;
-    while (x) {
-      distance += x & 1;
-      x >>>= 1;
-    }
-  }
-  return distance;
+  return (
+    bitCount((parseInt(a.slice(0, 8), 16) ^ parseInt(b.slice(0, 8), 16)) >>> 0) + bitCount((parseInt(a.slice(8, 16), 16) ^ parseInt(b.slice(8, 16), 16)) >>> 0)
+  );
 }
 
 /** Key of a normalised title: near-duplicate candidates are the records with the same key. */

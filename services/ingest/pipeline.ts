@@ -63,7 +63,7 @@ type Prepared = { item: IngestItem; extracted: ExtractedDocument; topic: string 
 export async function ingest(inputs: AsyncIterable<IngestInput> | Iterable<IngestInput>, deps: IngestDeps): Promise<IngestSummary> {
   const summary = emptySummary();
   const concurrency = deps.concurrency ?? 8;
-  const batchSize = deps.batchSize ?? 1000;
+  const batchSize = deps.batchSize ?? 2500;
   const now = deps.now ?? (() => new Date());
 
   const skip = (label: string, reason: string) => {

@@ -1,7 +1,7 @@
 import type { QueryTerm } from '../../core/analysis/index.ts';
 import type { IndexQuery } from '../../core/index-port.ts';
 import { hostSuffixes } from '../../core/urls.ts';
-import { ageKey, normalizeTopic, phraseScore, postingListBytes, type PhraseSide, type PostingList, type ScoreLists } from './score-lists.ts';
+import { ageKey, normalizeTopic, phraseScore, postingListBytes, type FacetKind, type PhraseSide, type PostingList, type ScoreLists } from './score-lists.ts';
 
 // Ranks, filters and counts a query from the score lists (score-lists.ts). A query is an AND of
 // words, each matching its exact form or one of its base forms (fts-query.ts); bm25 is a sum over
@@ -10,7 +10,7 @@ import { ageKey, normalizeTopic, phraseScore, postingListBytes, type PhraseSide,
 // walking its lists, or, when the candidates are far fewer than a list, by binary search in it.
 // Filters read per-document arrays; the total is exact. The order is FTS5's: bm25, then row id.
 
-/** Words per query this path takes (a stage of `mark` each); longer queries go to FTS5. */
+/** Words per query this path takes (a stage of `mark` each, and one for a filter's documents); longer queries go to FTS5. */
 const MAX_WORDS = 30;
 /**
  * Lists kept per reader, by bytes (6 per document): the frequent words of a busy index stay in
@@ -70,7 +70,9 @@ export class ListSearcher {
     if (words.some((phrases) => phrases.some((phrase) => !SINGLE_TOKEN.test(phrase.token)))) return null;
     words.sort((a, b) => this.estimate(a) - this.estimate(b));
 
-    const total = this.intersect(words, this.filterOf(query));
+    const passes = this.filterOf(query);
+    const start = passes ? this.selectiveFacet(query, passes, this.estimate(words[0])) : null;
+    const total = this.intersect(words, passes, start);
     const seqs = selectWindow(this.candidates, total, query.offset, query.offset + query.limit + 1, this.score);
     // Exact matches only matter on the page: each word's exact form looked up in its list.
     const exactLists = words.map((phrases) => this.listOf(phrases[0]).seqs);
@@ -85,22 +87,33 @@ export class ListSearcher {
   /**
    * Leaves the row ids that match every word and pass the filters in `this.candidates` (returns
    * how many), with their summed scores in `this.score`. `mark` tells how many words a document
-   * has matched in this query (epochs spare clearing it between most queries). Filters are applied to the first word's documents, so nothing else is done for the
-   * documents they exclude; a posting is scored only when its document is still a candidate.
+   * has matched in this query (epochs spare clearing it between most queries). Filters are
+   * applied to the first word's documents, so nothing else is done for the documents they
+   * exclude — or, when a filter is selective, its documents (`start`) are the first candidates.
+   * A posting is scored only when its document is still a candidate.
    */
-  private intersect(words: Phrase[][], passes: ((seq: number) => boolean) | null): number {
+  private intersect(words: Phrase[][], passes: ((seq: number) => boolean) | null, start: Uint32Array | null): number {
     const { mark, score } = this;
     const norm = this.lists.lengthNorm;
-    if (this.epoch > 0xff - (MAX_WORDS + 1)) {
+    if (this.epoch > 0xff - (MAX_WORDS + 2)) {
       mark.fill(0);
       this.epoch = 0;
     }
     const base = this.epoch + 1;
-    this.epoch += MAX_WORDS + 1;
+    this.epoch += MAX_WORDS + 2;
     let count = 0;
+    if (start) {
+      for (const seq of start) {
+        mark[seq] = base;
+        score[seq] = 0;
+        this.candidates[count++] = seq;
+      }
+    }
+    const stage = start ? base + 1 : base; // of the first word
     for (let k = 0; k < words.length; k++) {
-      const before = base + k - 1;
-      const after = base + k;
+      const before = stage + k - 1;
+      const after = stage + k;
+      const first = k === 0 && !start;
       const previous = this.candidates;
       const out = this.reached;
       let reached = 0;
@@ -111,7 +124,7 @@ export class ListSearcher {
         const frequencies = list.frequencies ?? EMPTY_FREQUENCIES;
         const fixed = list.scores;
         const idf = list.idf ?? 0;
-        if (k === 0) {
+        if (first) {
           for (let i = 0; i < seqs.length; i++) {
             const seq = seqs[i];
             if (mark[seq] === after) {
@@ -122,7 +135,7 @@ export class ListSearcher {
               out[reached++] = seq;
             }
           }
-        } else if (count * 24 < seqs.length) {
+        } else if (count * PROBE_RATIO < seqs.length) {
           // Far fewer candidates than documents in the list: look each one up.
           for (let c = 0; c < count; c++) {
             const seq = previous[c];
@@ -178,6 +191,38 @@ export class ListSearcher {
 
   private readonly hostFilters = new Map<string, Uint8Array>();
 
+  /**
+   * The documents of the query's most selective filter (type, source, topic or news) that pass all
+   * its filters, when they are far fewer than the first word's: they start the candidates, and
+   * the words' lists are then mostly looked up rather than walked. Null otherwise.
+   */
+  private selectiveFacet(query: IndexQuery, passes: (seq: number) => boolean, firstWord: number): Uint32Array | null {
+    const { lists } = this;
+    const options: { kind: FacetKind; codes: number[] }[] = [];
+    if (query.documentTypes?.length) options.push({ kind: 'type', codes: query.documentTypes.map((type) => lists.types.indexOf(type)).filter((code) => code >= 0) });
+    if (query.host) {
+      const allowed = this.hostsUnder(query.host);
+      options.push({ kind: 'host', codes: [...allowed.keys()].filter((code) => allowed[code] === 1) });
+    }
+    if (query.topic) options.push({ kind: 'topic', codes: [lists.topics.indexOf(normalizeTopic(query.topic))].filter((code) => code > 0) });
+    if (query.newsOnly) options.push({ kind: 'news', codes: [1] });
+    let best: Uint32Array[] | null = null;
+    let size = Number.POSITIVE_INFINITY;
+    for (const { kind, codes } of options) {
+      const parts = codes.map((code) => lists.documentsWith(kind, code));
+      const documents = parts.reduce((sum, part) => sum + part.length, 0);
+      if (documents < size) {
+        best = parts;
+        size = documents;
+      }
+    }
+    if (!best || size * FACET_START_RATIO > firstWord) return null;
+    const passing = new Uint32Array(size);
+    let count = 0;
+    for (const seq of mergeAscending(best)) if (passes(seq)) passing[count++] = seq;
+    return passing.subarray(0, count);
+  }
+
   /** Which host codes are `host` or one of its subdomains (kept for the last few sources asked for). */
   private hostsUnder(host: string): Uint8Array {
     let allowed = this.hostFilters.get(host);
@@ -218,6 +263,27 @@ function phrasesOf(term: QueryTerm): Phrase[] {
 }
 
 const EMPTY_FREQUENCIES = new Uint16Array(0);
+/** A list is looked up by binary search rather than walked when it is this many times longer than the candidates. */
+const PROBE_RATIO = 24;
+/** A filter starts the candidates when its documents are at most this share of the first word's. */
+const FACET_START_RATIO = 4;
+
+/** The ascending union of ascending lists of row ids (disjoint: one facet's values). */
+function mergeAscending(parts: Uint32Array[]): Uint32Array {
+  if (parts.length === 0) return new Uint32Array(0);
+  let merged = parts[0];
+  for (const part of parts.slice(1)) {
+    const out = new Uint32Array(merged.length + part.length);
+    let i = 0;
+    let j = 0;
+    let k = 0;
+    while (i < merged.length && j < part.length) out[k++] = merged[i] < part[j] ? merged[i++] : part[j++];
+    while (i < merged.length) out[k++] = merged[i++];
+    while (j < part.length) out[k++] = part[j++];
+    merged = out;
+  }
+  return merged;
+}
 
 /** Index of `value` in the ascending `seqs`, or -1. */
 function search(seqs: Uint32Array, value: number): number {

@@ -22,6 +22,8 @@ const FORMAT_VERSION = 1;
 const FREQUENCY_SCALE = 2;
 
 export type PhraseSide = 'exact' | 'base';
+export type FacetKind = 'type' | 'host' | 'topic' | 'news';
+const EMPTY = new Uint32Array(0);
 
 interface Footer {
   version: number;
@@ -248,6 +250,7 @@ export class ScoreLists {
   readonly docAge: Uint32Array;
   /** k1·(1 − b + b·length/avgdl) of every document: the part of bm25's denominator that is the document's. */
   readonly lengthNorm: Float64Array;
+  private readonly docTokens: Uint32Array;
   private readonly entries: Record<PhraseSide, Map<string, { offset: number; documents: number }>>;
   private readonly fd: number;
 
@@ -267,6 +270,7 @@ export class ScoreLists {
     this.docNews = arrays.news as Uint8Array;
     this.docAge = arrays.age as Uint32Array;
     const tokens = arrays.tokens as Uint32Array;
+    this.docTokens = tokens;
     this.lengthNorm = new Float64Array(tokens.length);
     // The same operations as fts5_aux.c, so that scores come out identical.
     for (let i = 0; i < tokens.length; i++) this.lengthNorm[i] = K1 * (1 - B + (B * tokens[i]) / footer.avgdl);
@@ -304,6 +308,24 @@ export class ScoreLists {
       closeSync(fd);
       return null;
     }
+  }
+
+  private readonly facetDocuments = new Map<FacetKind, Uint32Array[]>();
+
+  /** Row ids (ascending) of the indexed documents with the facet value `code` (news: code 1). */
+  documentsWith(kind: FacetKind, code: number): Uint32Array {
+    let byCode = this.facetDocuments.get(kind);
+    if (!byCode) {
+      const values = { type: this.docType, host: this.docHost, topic: this.docTopic, news: this.docNews }[kind];
+      const indexed = (seq: number) => this.docTokens[seq] > 0; // every indexed document has tokens (its facets at least)
+      const counts: number[] = [];
+      for (let seq = 0; seq < values.length; seq++) if (indexed(seq)) counts[values[seq]] = (counts[values[seq]] ?? 0) + 1;
+      byCode = Array.from({ length: counts.length }, (_, value) => new Uint32Array(counts[value] ?? 0));
+      const filled = new Array<number>(counts.length).fill(0);
+      for (let seq = 0; seq < values.length; seq++) if (indexed(seq)) byCode[values[seq]][filled[values[seq]]++] = seq;
+      this.facetDocuments.set(kind, byCode);
+    }
+    return byCode[code] ?? EMPTY;
   }
 
   /** Documents of a listed phrase, or null when the word has no list (fewer than minDocuments). */

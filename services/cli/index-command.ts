@@ -24,9 +24,12 @@ copy     reads every record of DIR/index.sqlite (read-only, a consistent snapsho
   --batch-size N               records per JSONL import request (default 200)
   --drop-previous              delete the collection the alias pointed at before
 status   prints where the alias points and how many records the collection holds.
-optimize merges the embedded index into one segment and rebuilds its head-term lists (the stored
-         first ranks of every word that matches many documents). Ingestion does this at its end;
-         run it after writes made some other way, or to rebuild the lists with --min-matches N.
+optimize merges the embedded index into one segment and rebuilds its score lists (DIR/index.lists:
+         every frequent word's documents and frequencies, from which searches are ranked) and its
+         head-term lists (the stored first ranks of every word that matches many documents).
+         Ingestion does this at its end; until it has run again after other writes, searches are
+         answered by FTS5 alone (slower on large collections, the same results). --min-matches N
+         sets how many documents a word needs for a head-term list.
 
 Needs TYPESENSE_NODES (comma-separated https://host:port) and TYPESENSE_API_KEY (an admin key).`;
 
@@ -109,8 +112,11 @@ async function optimize(argv: string[], env: NodeJS.ProcessEnv, out: NodeJS.Writ
   try {
     const started = performance.now();
     const built = await index.optimize({ headTermMinMatches: minMatches });
+    const lists = built.scoreLists
+      ? `${built.scoreLists.lists} score lists (${built.scoreLists.postings} postings, ${Math.round(built.scoreLists.bytes / 2 ** 20)} MiB) in ${built.scoreLists.seconds.toFixed(1)} s`
+      : 'no score lists (an in-memory index)';
     out.write(
-      `optimized in ${((performance.now() - started) / 1000).toFixed(1)} s: ${built.lists} head-term lists (words in at least ${built.minMatches} documents), built in ${built.seconds.toFixed(1)} s\n`,
+      `optimized in ${((performance.now() - started) / 1000).toFixed(1)} s: ${lists}; ${built.lists} head-term lists (words in at least ${built.minMatches} documents) in ${built.seconds.toFixed(1)} s\n`,
     );
     return 0;
   } finally {

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -37,6 +37,20 @@ describe('fundus ingest and serve (processes)', () => {
     const again = await runFundus(['ingest', '--data', data, '--quiet', SAMPLES]);
     expect(again.code).toBe(0);
     expect(again.stdout).toMatch(/added 0, updated 0, unchanged \d+/);
+  });
+
+  it('optimize rebuilds the score and head-term lists while the index is served', async () => {
+    const run = await runFundus(['index', 'optimize', '--data', data]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/optimized in [\d.]+ s: \d+ score lists \(\d+ postings, \d+ MiB\) in [\d.]+ s; \d+ head-term lists/);
+    expect(existsSync(join(data, 'index.lists'))).toBe(true);
+    const response = await fetch(`${server.urls.gateway}/v1/search`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ q: 'Häuser', document_types: ['html'] }),
+    });
+    expect(response.status).toBe(200);
+    expect(((await response.json()) as any).total).toBeGreaterThan(0);
   });
 
   it('finds German word forms through the served API', async () => {

@@ -72,7 +72,12 @@ export async function ingestInputs(
       concurrency: run.workers * 4,
       onEvent: progress.onEvent,
     });
-    if (index instanceof SqliteIndex) await index.optimize();
+    if (index instanceof SqliteIndex) {
+      const started = performance.now();
+      const built = await index.optimize();
+      const lists = built.scoreLists ? `${built.scoreLists.lists} score lists in ${built.scoreLists.seconds.toFixed(1)} s, ` : '';
+      out.write(`optimized the index in ${((performance.now() - started) / 1000).toFixed(1)} s (${lists}${built.lists} head-term lists in ${built.seconds.toFixed(1)} s)\n`);
+    }
     progress.done();
     return summary;
   } finally {

@@ -1,10 +1,11 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DatabaseSync } from 'node:sqlite';
 import type { IndexQuery, IndexSearchResult } from '../../services/core/index-port.ts';
 import { Fts5FormatError, readTermPostings } from '../../services/index/sqlite/fts5-postings.ts';
+import { scoreListsFile } from '../../services/index/sqlite/score-lists.ts';
 import { HEAD_LIST_LENGTH } from '../../services/index/sqlite/head-terms.ts';
 import { SqliteIndex } from '../../services/index/sqlite/sqlite-index.ts';
 import { analyzeQuery } from '../../services/core/analysis/index.ts';
@@ -208,6 +209,28 @@ describe('sqlite index: its own behaviour', () => {
       await plain.close();
       await index.close();
     });
+  });
+
+  it('answers through FTS5 when the score-list file is damaged or missing', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'fundus-idx-')), 'index.sqlite');
+    const writer = new SqliteIndex({ file });
+    for (const spec of CONTRACT_DOCS) await writer.put(makeDoc(spec));
+    await writer.optimize();
+    const query: IndexQuery = { terms: analyzeQuery('Haus Garten'), order: 'relevance', limit: 10, offset: 0, countBudgetMs: 1000 };
+    const reader = new SqliteIndex({ file, readOnly: true });
+    const expected = await reader.search(query);
+    expect(reader.lastPlan).toBe('score_lists');
+    await reader.close();
+    for (const damage of [(path: string) => writeFileSync(path, 'kein Index'), (path: string) => truncateSync(path, 100), (path: string) => rmSync(path)]) {
+      damage(scoreListsFile(file));
+      const fresh = new SqliteIndex({ file, readOnly: true });
+      const result = await fresh.search(query);
+      expect(fresh.lastPlan).toBe('fts5');
+      expect(result.hits.map((hit) => hit.document.id)).toEqual(expected.hits.map((hit) => hit.document.id));
+      expect(result.total).toBe(expected.total);
+      await fresh.close();
+    }
+    await writer.close();
   });
 
   it('lets a read-only reader see what the writer committed', async () => {

@@ -58,6 +58,9 @@ function fileNameOf(item: IngestItem): string | undefined {
   }
 }
 
+/** Documents written between two turns of the event loop within a batch. */
+const YIELD_EVERY = 64;
+
 type Prepared = { item: IngestItem; extracted: ExtractedDocument; topic: string | null } | { label: string; reason: string };
 
 export async function ingest(inputs: AsyncIterable<IngestInput> | Iterable<IngestInput>, deps: IngestDeps): Promise<IngestSummary> {
@@ -102,7 +105,10 @@ export async function ingest(inputs: AsyncIterable<IngestInput> | Iterable<Inges
     batch = [];
     if (ready.length === 0) return;
     await deps.index.writeBatch(async () => {
-      for (const prepared of ready) {
+      for (const [i, prepared] of ready.entries()) {
+        // Let the event loop run now and then: the extraction workers' results arrive as messages,
+        // and a worker gets its next job only when its last one has been received.
+        if (i % YIELD_EVERY === YIELD_EVERY - 1) await new Promise((resume) => setImmediate(resume));
         if ('reason' in prepared) {
           skip(prepared.label, prepared.reason);
           continue;

@@ -7,7 +7,7 @@ import { termMatch } from './fts-query.ts';
 import { siblingUrl } from './sibling.ts';
 
 // Head-term lists ("champion lists", Manning et al., IR book 7.1.3): for every query word that
-// matches many documents, its first ranks with their bm25 scores, and its count, computed once
+// matches many documents, its first ranks and its count, computed once
 // after ingestion. A one-word query without filters, the most common kind, is answered from one
 // row: the list is a prefix of FTS5's own order. Other queries rank from the score lists
 // (score-lists.ts), which are built in the same step.
@@ -27,8 +27,6 @@ export function headTermMinMatches(documents: number): number {
 
 export interface HeadList {
   seqs: Int32Array;
-  /** bm25 relevance of each listed document for this word (FTS5 rank negated: higher is better). */
-  scores: Float64Array;
   total: number;
 }
 
@@ -45,12 +43,10 @@ const TEXT_COLUMNS = "'title_exact', 'body_exact', 'title_base', 'body_base'";
 export function rankHeadTerm(db: DatabaseSync, expression: string, minMatches: number): { expression: string; list: HeadList | null } {
   const total = Number((db.prepare('SELECT count(*) AS n FROM documents_fts WHERE documents_fts MATCH ?').get(expression) as { n: number }).n);
   if (total < minMatches) return { expression, list: null };
-  const ranked = db.prepare('SELECT rowid, rank FROM documents_fts WHERE documents_fts MATCH ? ORDER BY rank, rowid LIMIT ?').all(expression, HEAD_LIST_LENGTH) as {
+  const ranked = db.prepare('SELECT rowid FROM documents_fts WHERE documents_fts MATCH ? ORDER BY rank, rowid LIMIT ?').all(expression, HEAD_LIST_LENGTH) as {
     rowid: number;
-    rank: number;
   }[];
-  const seqs = Int32Array.from(ranked, (row) => row.rowid);
-  return { expression, list: { seqs, scores: Float64Array.from(ranked, (row) => -row.rank), total } };
+  return { expression, list: { seqs: Int32Array.from(ranked, (row) => row.rowid), total } };
 }
 
 /** The match expressions (with their query terms) of every word that occurs in at least `minMatches` documents (one column suffices). */
@@ -66,8 +62,8 @@ function headExpressions(db: DatabaseSync, minMatches: number): Map<string, Quer
   return expressions;
 }
 
-/** Ranks one word from the score lists: its first row ids and scores, and its total. */
-export type HeadTermRanker = (term: QueryTerm) => { seqs: number[]; scores: number[]; total: number } | null;
+/** Ranks one word from the score lists: its first row ids and its total. */
+export type HeadTermRanker = (term: QueryTerm) => { seqs: number[]; total: number } | null;
 
 /** Below this many words the lists are ranked on the calling thread (tests, small collections). */
 const WORDS_PER_THREAD = 200;
@@ -92,7 +88,7 @@ export async function buildHeadTerms(
   if (options.ranker) {
     for (const [expression, term] of terms) {
       const page = options.ranker(term);
-      const list = page && page.total >= minMatches ? { seqs: Int32Array.from(page.seqs), scores: Float64Array.from(page.scores), total: page.total } : null;
+      const list = page && page.total >= minMatches ? { seqs: Int32Array.from(page.seqs), total: page.total } : null;
       ranked.push({ expression, list });
     }
   } else if (threads <= 1) {
@@ -111,11 +107,12 @@ export async function buildHeadTerms(
     );
   }
   const insert = db.prepare('INSERT OR REPLACE INTO head_terms (expression, total, seqs, scores) VALUES (?, ?, ?, ?)');
-  const bytes = (array: Int32Array | Float64Array) => new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
+  // The layout keeps a scores column that nothing reads any more: it is left empty.
+  const noScores = new Uint8Array(0);
   db.exec('BEGIN IMMEDIATE');
   try {
     db.exec('DELETE FROM head_terms');
-    for (const { expression, list } of ranked) if (list) insert.run(expression, list.total, bytes(list.seqs), bytes(list.scores));
+    for (const { expression, list } of ranked) if (list) insert.run(expression, list.total, new Uint8Array(list.seqs.buffer, list.seqs.byteOffset, list.seqs.byteLength), noScores);
     db.prepare(`INSERT OR REPLACE INTO meta (key, value) VALUES ('head_terms_generation', (SELECT value FROM meta WHERE key = 'generation'))`).run();
     db.exec('COMMIT');
   } catch (error) {
@@ -128,14 +125,13 @@ export async function buildHeadTerms(
 /** The stored list of a one-word query, if the lists are as new as the index. */
 export function readHeadList(statement: (sql: string) => StatementSync, expression: string): HeadList | null {
   const row = statement(
-    `SELECT h.total, h.seqs, h.scores FROM head_terms h
+    `SELECT h.total, h.seqs FROM head_terms h
      WHERE h.expression = ? AND (SELECT value FROM meta WHERE key = 'generation') IS (SELECT value FROM meta WHERE key = 'head_terms_generation')`,
-  ).get(expression) as { total: number; seqs: Uint8Array; scores: Uint8Array } | undefined;
+  ).get(expression) as { total: number; seqs: Uint8Array } | undefined;
   if (!row) return null;
-  // Copies: a BLOB's bytes need not be aligned for a typed-array view.
+  // A copy: a BLOB's bytes need not be aligned for a typed-array view.
   const seqs = row.seqs.slice();
-  const scores = row.scores.slice();
-  return { seqs: new Int32Array(seqs.buffer, 0, seqs.byteLength / 4), scores: new Float64Array(scores.buffer, 0, scores.byteLength / 8), total: Number(row.total) };
+  return { seqs: new Int32Array(seqs.buffer, 0, seqs.byteLength / 4), total: Number(row.total) };
 }
 
 export function hasFilters(query: IndexQuery): boolean {

@@ -30,8 +30,6 @@ export interface ListPage {
   /** Row ids from `offset` on, best first: up to `limit` + 1 (the last tells `has_more`). */
   seqs: number[];
   total: number;
-  /** bm25 relevance of each of `seqs` (higher is better). */
-  scores: number[];
   /** Row ids of the page whose every word matched in its exact form. */
   exact: Set<number>;
 }
@@ -77,7 +75,7 @@ export class ListSearcher {
     // Exact matches only matter on the page: each word's exact form looked up in its list.
     const exactLists = words.map((phrases) => this.listOf(phrases[0]).seqs);
     const exact = new Set(seqs.filter((seq) => exactLists.every((list) => search(list, seq) >= 0)));
-    return { seqs, total, scores: seqs.map((seq) => this.score[seq]), exact };
+    return { seqs, total, exact };
   }
 
   private estimate(phrases: Phrase[]): number {

@@ -116,17 +116,25 @@ describe('sqlite index: its own behaviour', () => {
       const index = await filled();
       const expected = await answersOf(index);
       expect(new Set([...expected.values()].map((answer) => answer.plan))).toEqual(new Set(['fts5']));
-      // Once with head lists ranked on this thread, once on two worker threads; score lists either way.
-      for (const threads of [1, 2]) {
-        const built = await index.optimize({ headTermMinMatches: 100, threads });
+      // Head lists ranked on this thread, then on two worker threads; then with deep head lists for
+      // every word and a reader that takes the block-max path (list-search.ts) for every query.
+      const variants = [
+        { threads: 1, deep: false },
+        { threads: 2, deep: false },
+        { threads: 1, deep: true },
+      ];
+      for (const { threads, deep } of variants) {
+        const built = await index.optimize({ headTermMinMatches: 100, threads, ...(deep ? { deepHeadMinMatches: 100 } : {}) });
         expect(built.lists).toBeGreaterThan(0);
         expect(built.scoreLists?.lists).toBeGreaterThan(0);
-        const answers = await answersOf(index);
+        const reader = deep ? new SqliteIndex({ file: index.file, readOnly: true, rankAllUpTo: Number.POSITIVE_INFINITY, blockedFrom: 0 }) : index;
+        const answers = await answersOf(reader);
         for (const [key, answer] of answers) {
           expect(answer.seen, key).toEqual(expected.get(key)!.seen);
-          const oneWordHead = key.startsWith('Satzung {') && (key.endsWith('{}') || key.includes('"offset":990'));
+          const oneWordHead = key.startsWith('Satzung {') && (key.endsWith('{}') || key.includes('"offset":990') || (deep && key.includes('"offset":1001')));
           expect(answer.plan, key).toBe(oneWordHead ? 'head_terms' : 'score_lists');
         }
+        if (reader !== index) await reader.close();
       }
       await index.close();
     });

@@ -17,6 +17,13 @@ import { siblingUrl } from './sibling.ts';
 /** Ranks kept per word: deep enough for offset 1000 with limit 50, plus one to tell `has_more`. */
 export const HEAD_LIST_LENGTH = 1051;
 /**
+ * Ranks kept for the most frequent words: every page the API allows (offset 10000, limit 50, plus
+ * one). Ranking such a word at query time walks over 100k postings; 40 KB a word spares it
+ * (at a million documents, about 1700 words: 70 MB).
+ */
+export const DEEP_HEAD_LIST_LENGTH = 10_051;
+export const DEEP_HEAD_MIN_MATCHES = 50_000;
+/**
  * Words matching fewer documents rank fast enough in FTS5 (1000 matches: about 2 ms); in large
  * collections the bar rises to half a percent of the documents, so that building the lists stays a
  * few minutes per million documents.
@@ -62,7 +69,7 @@ function headExpressions(db: DatabaseSync, minMatches: number): Map<string, Quer
   return expressions;
 }
 
-/** Ranks one word from the score lists: its first row ids and its total. */
+/** Ranks one word from the score lists: its first row ids (as many as it may keep) and its total. */
 export type HeadTermRanker = (term: QueryTerm) => { seqs: number[]; total: number } | null;
 
 /** Below this many words the lists are ranked on the calling thread (tests, small collections). */
@@ -76,7 +83,7 @@ const WORDS_PER_THREAD = 200;
 export async function buildHeadTerms(
   db: DatabaseSync,
   file: string,
-  options: { minMatches?: number; threads?: number; ranker?: HeadTermRanker } = {},
+  options: { minMatches?: number; deepMinMatches?: number; threads?: number; ranker?: HeadTermRanker } = {},
 ): Promise<HeadTermsBuild> {
   const started = performance.now();
   const documents = Number((db.prepare('SELECT count(*) AS n FROM documents WHERE duplicate_of IS NULL').get() as { n: number }).n);
@@ -88,7 +95,8 @@ export async function buildHeadTerms(
   if (options.ranker) {
     for (const [expression, term] of terms) {
       const page = options.ranker(term);
-      const list = page && page.total >= minMatches ? { seqs: Int32Array.from(page.seqs), total: page.total } : null;
+      const length = page && page.total >= (options.deepMinMatches ?? DEEP_HEAD_MIN_MATCHES) ? DEEP_HEAD_LIST_LENGTH : HEAD_LIST_LENGTH;
+      const list = page && page.total >= minMatches ? { seqs: Int32Array.from(page.seqs.slice(0, length)), total: page.total } : null;
       ranked.push({ expression, list });
     }
   } else if (threads <= 1) {

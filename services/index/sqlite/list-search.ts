@@ -1,6 +1,7 @@
 import type { QueryTerm } from '../../core/analysis/index.ts';
 import type { IndexQuery } from '../../core/index-port.ts';
 import { hostSuffixes } from '../../core/urls.ts';
+import { bitSetWords, blockedTopK, blocksOf, listBlocksBytes, type BlockedWord, type ListBlocks } from './block-max.ts';
 import { ageKey, normalizeTopic, phraseScore, postingListBytes, type FacetKind, type PhraseSide, type PostingList, type ScoreLists } from './score-lists.ts';
 
 // Ranks, filters and counts a query from the score lists (score-lists.ts). A query is an AND of
@@ -49,8 +50,10 @@ export class ListSearcher {
   private epoch = 0;
   private readonly cache = new Map<string, PostingList>();
   private cachedBytes = 0;
+  /** From this many documents of the rarest word on, a query takes the block-max path. */
+  private readonly blockedFrom: number;
 
-  constructor(lists: ScoreLists, unlisted: UnlistedPhrase) {
+  constructor(lists: ScoreLists, unlisted: UnlistedPhrase, blockedFrom?: number) {
     this.lists = lists;
     this.unlisted = unlisted;
     const size = lists.maxSeq + 1;
@@ -58,6 +61,7 @@ export class ListSearcher {
     this.score = new Float64Array(size);
     this.candidates = new Uint32Array(size);
     this.reached = new Uint32Array(size);
+    this.blockedFrom = blockedFrom ?? Math.max(BLOCKED_MIN_DOCUMENTS, Math.round(size / 64));
   }
 
   /** The page of `query`, or null when this path does not take it (FTS5 answers instead). */
@@ -69,13 +73,30 @@ export class ListSearcher {
     words.sort((a, b) => this.estimate(a) - this.estimate(b));
 
     const passes = this.filterOf(query);
-    const start = passes ? this.selectiveFacet(query, passes, this.estimate(words[0])) : null;
-    const total = this.intersect(words, passes, start);
-    const seqs = selectWindow(this.candidates, total, query.offset, query.offset + query.limit + 1, this.score);
+    const firstWord = this.estimate(words[0]);
+    const facet = passes ? this.smallestFacet(query) : null;
+    const wanted = query.offset + query.limit + 1;
+    let seqs: number[];
+    let total: number;
+    if (firstWord >= this.blockedFrom && (!facet || facet.size >= this.blockedFrom) && wanted <= BLOCKED_MAX_WANTED) {
+      // Many matches for a page near the top: block-max top-k, the total from bit sets.
+      const page = this.blocked(words, passes ? this.filterBits(query, passes, facet) : null, wanted);
+      seqs = page.best.slice(query.offset);
+      total = page.total;
+    } else {
+      const start = facet && passes && facet.size * FACET_START_RATIO <= firstWord ? startFrom(facet.parts, passes) : null;
+      total = this.intersect(words, passes, start);
+      seqs = selectWindow(this.candidates, total, query.offset, wanted, this.score);
+    }
     // Exact matches only matter on the page: each word's exact form looked up in its list.
     const exactLists = words.map((phrases) => this.listOf(phrases[0]).seqs);
     const exact = new Set(seqs.filter((seq) => exactLists.every((list) => search(list, seq) >= 0)));
     return { seqs, total, exact };
+  }
+
+  /** At most how many documents a query word matches (the sum of its phrases' documents). */
+  matchesAtMost(term: QueryTerm): number {
+    return this.estimate(phrasesOf(term));
   }
 
   private estimate(phrases: Phrase[]): number {
@@ -166,7 +187,7 @@ export class ListSearcher {
   }
 
   private listOf(phrase: Phrase): PostingList {
-    const key = `${phrase.side}:${phrase.token}`;
+    const key = keyOf(phrase);
     const cached = this.cache.get(key);
     if (cached) {
       this.cache.delete(key); // re-inserted: the Map's order is the order of use
@@ -181,7 +202,8 @@ export class ListSearcher {
       for (const [oldest, entry] of this.cache) {
         if (this.cachedBytes <= CACHE_BYTES) break;
         this.cache.delete(oldest);
-        this.cachedBytes -= postingListBytes(entry);
+        const blocks = this.listBlocks.get(entry);
+        this.cachedBytes -= postingListBytes(entry) + (blocks ? listBlocksBytes(blocks) : 0);
       }
     }
     return list;
@@ -190,11 +212,11 @@ export class ListSearcher {
   private readonly hostFilters = new Map<string, Uint8Array>();
 
   /**
-   * The documents of the query's most selective filter (type, source, topic or news) that pass all
-   * its filters, when they are far fewer than the first word's: they start the candidates, and
-   * the words' lists are then mostly looked up rather than walked. Null otherwise.
+   * The documents of the query's most selective filter (type, source, topic or news), as one
+   * ascending list per facet value. When they are far fewer than the first word's, they start the
+   * candidates (`startFrom`), and the words' lists are then mostly looked up rather than walked.
    */
-  private selectiveFacet(query: IndexQuery, passes: (seq: number) => boolean, firstWord: number): Uint32Array | null {
+  private smallestFacet(query: IndexQuery): { parts: Uint32Array[]; size: number } | null {
     const { lists } = this;
     const options: { kind: FacetKind; codes: number[] }[] = [];
     if (query.documentTypes?.length) options.push({ kind: 'type', codes: query.documentTypes.map((type) => lists.types.indexOf(type)).filter((code) => code >= 0) });
@@ -204,21 +226,61 @@ export class ListSearcher {
     }
     if (query.topic) options.push({ kind: 'topic', codes: [lists.topics.indexOf(normalizeTopic(query.topic))].filter((code) => code > 0) });
     if (query.newsOnly) options.push({ kind: 'news', codes: [1] });
-    let best: Uint32Array[] | null = null;
-    let size = Number.POSITIVE_INFINITY;
+    let best: { parts: Uint32Array[]; size: number } | null = null;
     for (const { kind, codes } of options) {
       const parts = codes.map((code) => lists.documentsWith(kind, code));
-      const documents = parts.reduce((sum, part) => sum + part.length, 0);
-      if (documents < size) {
-        best = parts;
-        size = documents;
-      }
+      const size = parts.reduce((sum, part) => sum + part.length, 0);
+      if (!best || size < best.size) best = { parts, size };
     }
-    if (!best || size * FACET_START_RATIO > firstWord) return null;
-    const passing = new Uint32Array(size);
-    let count = 0;
-    for (const seq of mergeAscending(best)) if (passes(seq)) passing[count++] = seq;
-    return passing.subarray(0, count);
+    return best;
+  }
+
+  /** Bit sets of the last few filters asked for (a filter's documents change only with the index). */
+  private readonly filterBitSets = new Map<string, Int32Array>();
+
+  /** The documents that pass the query's filters, as a bit set: from its smallest facet's documents, or (a date alone) from all. */
+  private filterBits(query: IndexQuery, passes: (seq: number) => boolean, facet: { parts: Uint32Array[] } | null): Int32Array {
+    const key = JSON.stringify([query.documentTypes, query.host, query.topic, query.newsOnly, query.minAgeDate]);
+    let bits = this.filterBitSets.get(key);
+    if (bits) return bits;
+    bits = new Int32Array(bitSetWords(this.lists.maxSeq));
+    const add = (seq: number) => {
+      if (passes(seq)) bits![seq >>> 5] |= 1 << (seq & 31);
+    };
+    if (facet) for (const part of facet.parts) part.forEach(add);
+    else for (let seq = 0; seq <= this.lists.maxSeq; seq++) add(seq);
+    if (this.filterBitSets.size >= 32) this.filterBitSets.delete(this.filterBitSets.keys().next().value!);
+    this.filterBitSets.set(key, bits);
+    return bits;
+  }
+
+  private scratch: Parameters<typeof blockedTopK>[4] | null = null;
+  private readonly listBlocks = new WeakMap<PostingList, ListBlocks>();
+
+  private blocked(words: Phrase[][], filter: Int32Array | null, wanted: number) {
+    const { maxSeq, lengthNorm } = this.lists;
+    this.scratch ??= {
+      score: this.score,
+      matches: new Int32Array(bitSetWords(maxSeq)),
+      wordBits: new Int32Array(bitSetWords(maxSeq)),
+      keys: new Float64Array((maxSeq >>> 7) + 1),
+    };
+    const blockedWords: BlockedWord[] = words.map((phrases) => {
+      const lists = phrases.map((phrase) => this.listOf(phrase));
+      return { lists, blocks: lists.map((list, i) => this.blocksOf(phrases[i], list)) };
+    });
+    return blockedTopK(blockedWords, filter, wanted, lengthNorm, this.scratch);
+  }
+
+  /** A list's block maxima and bit set, made on its first blocked query and kept while the list is cached. */
+  private blocksOf(phrase: Phrase, list: PostingList): ListBlocks {
+    let blocks = this.listBlocks.get(list);
+    if (!blocks) {
+      blocks = blocksOf(list, this.lists.lengthNorm, this.lists.maxSeq);
+      this.listBlocks.set(list, blocks);
+      if (this.cache.get(keyOf(phrase)) === list) this.cachedBytes += listBlocksBytes(blocks);
+    }
+    return blocks;
   }
 
   /** Which host codes are `host` or one of its subdomains (kept for the last few sources asked for). */
@@ -256,15 +318,31 @@ export class ListSearcher {
   }
 }
 
+function keyOf(phrase: Phrase): string {
+  return `${phrase.side}:${phrase.token}`;
+}
+
 function phrasesOf(term: QueryTerm): Phrase[] {
   return [{ side: 'exact', token: term.exact, exact: true }, ...[...new Set(term.bases)].map((token) => ({ side: 'base' as const, token, exact: false }))];
 }
 
 const EMPTY_FREQUENCIES = new Uint16Array(0);
+const BLOCKED_MIN_DOCUMENTS = 4096;
+/** Deeper pages are selected from all matches: block bounds prune little when thousands of rows must be kept. */
+const BLOCKED_MAX_WANTED = 2048;
 /** A list is looked up by binary search rather than walked when it is this many times longer than the candidates. */
 const PROBE_RATIO = 24;
 /** A filter starts the candidates when its documents are at most this share of the first word's. */
 const FACET_START_RATIO = 4;
+
+/** The documents of a facet (one list per value) that pass every filter, ascending. */
+function startFrom(parts: Uint32Array[], passes: (seq: number) => boolean): Uint32Array {
+  const merged = mergeAscending(parts);
+  const passing = new Uint32Array(merged.length);
+  let count = 0;
+  for (const seq of merged) if (passes(seq)) passing[count++] = seq;
+  return passing.subarray(0, count);
+}
 
 /** The ascending union of ascending lists of row ids (disjoint: one facet's values). */
 function mergeAscending(parts: Uint32Array[]): Uint32Array {

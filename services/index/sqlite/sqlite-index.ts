@@ -9,7 +9,7 @@ import { buildExactMatch, buildMatch, buildTitleMatch, facetsOf, phraseMatch, te
 import { Fts5FormatError } from './fts5-postings.ts';
 import { ListSearcher } from './list-search.ts';
 import { ScoreLists, scoreListsFile, writeScoreLists, type PhraseSide, type PostingList, type ScoreListsBuild } from './score-lists.ts';
-import { buildHeadTerms, HEAD_LIST_LENGTH, hasFilters, readHeadList, type HeadTermsBuild } from './head-terms.ts';
+import { buildHeadTerms, DEEP_HEAD_LIST_LENGTH, DEEP_HEAD_MIN_MATCHES, HEAD_LIST_LENGTH, hasFilters, readHeadList, type HeadTermsBuild } from './head-terms.ts';
 import { prefixed, ROW_COLUMNS, ROW_PARAMS, signatureOf, toDocument, toRow, type DocumentRow } from './rows.ts';
 import { checkSchemaVersion, createSchema } from './schema.ts';
 
@@ -20,6 +20,8 @@ export interface SqliteIndexOptions {
   rankAllUpTo?: number;
   /** Readers (serve) open the file read-only; the writer (ingest) creates and migrates it. */
   readOnly?: boolean;
+  /** From how many documents of its rarest word a query takes the block-max path (default: list-search.ts; tests lower it). */
+  blockedFrom?: number;
 }
 
 const RANK_ALL_UP_TO = 4000;
@@ -36,12 +38,14 @@ const COUNT_SLICE = 32_768; // row ids per counting statement at first
 export class SqliteIndex implements DocumentIndex {
   readonly file: string;
   private readonly rankAllUpTo: number;
+  private readonly blockedFrom: number | undefined;
   private readonly db: DatabaseSync;
   private readonly statements = new Map<string, StatementSync>();
 
   constructor(options: SqliteIndexOptions) {
     this.file = options.file;
     this.rankAllUpTo = options.rankAllUpTo ?? RANK_ALL_UP_TO;
+    this.blockedFrom = options.blockedFrom;
     if (options.file !== ':memory:' && !options.readOnly) mkdirSync(dirname(options.file), { recursive: true });
     if (options.readOnly) {
       // A reader may be started before anything was ingested: create the empty layout first.
@@ -110,7 +114,7 @@ export class SqliteIndex implements DocumentIndex {
       opened?.close();
       return null;
     }
-    this.scoreLists = new ListSearcher(opened, (side, token) => this.unlistedPhrase(side, token));
+    this.scoreLists = new ListSearcher(opened, (side, token) => this.unlistedPhrase(side, token), this.blockedFrom);
     return this.scoreLists;
   }
 
@@ -158,9 +162,10 @@ export class SqliteIndex implements DocumentIndex {
    */
   private headTermPage(query: IndexQuery): IndexSearchResult | null {
     const wanted = query.offset + query.limit + 1;
-    if (query.order !== 'relevance' || query.terms.length !== 1 || hasFilters(query) || wanted > HEAD_LIST_LENGTH) return null;
+    if (query.order !== 'relevance' || query.terms.length !== 1 || hasFilters(query) || wanted > DEEP_HEAD_LIST_LENGTH) return null;
     const list = readHeadList((sql) => this.statement(sql), termMatch(query.terms[0]));
-    if (!list) return null;
+    // A list that ends before the page (and before the word's last match) cannot answer it.
+    if (!list || (wanted > list.seqs.length && list.seqs.length < list.total)) return null;
     this.lastPlan = 'head_terms';
     const { hits, hasMore } = this.hitsOf(query, Array.from(list.seqs.subarray(query.offset, wanted)));
     return this.withTotal(query, hits, hasMore, this.knownTotal(query, list.total));
@@ -420,12 +425,17 @@ export class SqliteIndex implements DocumentIndex {
    * After bulk ingestion: merges FTS5 segments, so that queries read one b-tree per word, and
    * builds the head-term lists for the index as it now is.
    */
-  async optimize(options: { headTermMinMatches?: number; threads?: number } = {}): Promise<HeadTermsBuild & { scoreLists: ScoreListsBuild | null }> {
+  async optimize(options: { headTermMinMatches?: number; deepHeadMinMatches?: number; threads?: number } = {}): Promise<HeadTermsBuild & { scoreLists: ScoreListsBuild | null }> {
     this.db.exec(`INSERT INTO documents_fts(documents_fts) VALUES ('optimize')`);
     const scoreLists = this.buildScoreLists();
     const lists = this.freshScoreLists();
-    const ranker = lists ? (term: QueryTerm) => lists.search({ terms: [term], order: 'relevance', limit: HEAD_LIST_LENGTH - 1, offset: 0, countBudgetMs: Infinity }) : undefined;
-    const headTerms = await buildHeadTerms(this.db, this.file, { minMatches: options.headTermMinMatches, threads: options.threads, ranker });
+    // A word that cannot reach the deep lists' bar is ranked only as deep as it will be kept.
+    const deepMinMatches = options.deepHeadMinMatches ?? DEEP_HEAD_MIN_MATCHES;
+    const ranker = lists
+      ? (term: QueryTerm) =>
+          lists.search({ terms: [term], order: 'relevance', limit: (lists.matchesAtMost(term) >= deepMinMatches ? DEEP_HEAD_LIST_LENGTH : HEAD_LIST_LENGTH) - 1, offset: 0, countBudgetMs: Infinity })
+      : undefined;
+    const headTerms = await buildHeadTerms(this.db, this.file, { minMatches: options.headTermMinMatches, deepMinMatches, threads: options.threads, ranker });
     return { ...headTerms, scoreLists };
   }
 

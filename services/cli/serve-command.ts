@@ -48,8 +48,30 @@ function localUrl(host: string, port: number): string {
   return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
 
-export async function startServices(config: Config, logStream?: NodeJS.WritableStream): Promise<RunningServices> {
-  const log = logStream ? pino({ level: config.logLevel }, logStream) : pino({ level: config.logLevel });
+/**
+ * Standard output, written in chunks of at least 4 KiB (and at least every second): one write per
+ * request line cost a busy gateway a tenth of its time. Flushed when the services close.
+ */
+function bufferedStdout(): { stream: NodeJS.WritableStream; close(): void } {
+  const destination = pino.destination({ dest: 1, minLength: 4096, sync: false });
+  const timer = setInterval(() => destination.flush(), 1000).unref();
+  return {
+    stream: destination as unknown as NodeJS.WritableStream,
+    close() {
+      clearInterval(timer);
+      try {
+        destination.flushSync();
+      } catch {
+        // standard output already gone (a closed pipe): nothing left to tell
+      }
+    },
+  };
+}
+
+export async function startServices(config: Config, givenLogStream?: NodeJS.WritableStream): Promise<RunningServices> {
+  const stdout = givenLogStream ? null : bufferedStdout();
+  const logStream = givenLogStream ?? stdout!.stream;
+  const log = pino({ level: config.logLevel }, logStream);
   const { index, fediverseIndex } = await openIndexes(config);
   analyzeWord('Bundestagswahl'); // query analysis runs here: load the compound lexicon before the first request
   const access = await createAccess(config, log);
@@ -60,6 +82,7 @@ export async function startServices(config: Config, logStream?: NodeJS.WritableS
     await access.close();
     await index.close();
     await fediverseIndex?.close();
+    stdout?.close();
   };
   try {
     if (config.roles.includes('gateway')) {

@@ -88,10 +88,14 @@ export class ListSearcher {
       total = this.intersect(words, passes, start);
       seqs = selectWindow(this.candidates, total, query.offset, wanted, this.score);
     }
-    // Exact matches only matter on the page: each word's exact form looked up in its list.
-    const exactLists = words.map((phrases) => this.listOf(phrases[0]).seqs);
-    const exact = new Set(seqs.filter((seq) => exactLists.every((list) => search(list, seq) >= 0)));
-    return { seqs, total, exact };
+    return { seqs, total, exact: this.exactMatches(query.terms, seqs)! };
+  }
+
+  /** Which of `seqs` match every term in its exact form (each looked up in its exact list); null for words FTS5 reads as several tokens. */
+  exactMatches(terms: QueryTerm[], seqs: number[]): Set<number> | null {
+    if (!terms.every((term) => SINGLE_TOKEN.test(term.exact))) return null;
+    const exactLists = terms.map((term) => this.listOf(phrasesOf(term)[0]).seqs);
+    return new Set(seqs.filter((seq) => exactLists.every((list) => search(list, seq) >= 0)));
   }
 
   /** At most how many documents a query word matches (the sum of its phrases' documents). */

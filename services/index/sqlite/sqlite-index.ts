@@ -93,7 +93,7 @@ export class SqliteIndex implements DocumentIndex {
     this.lastPlan = 'fts5';
     // One word without filters: its head list is one row; everything else ranks from the score lists.
     const lists = this.freshScoreLists();
-    return this.headTermPage(query) ?? (lists && this.scoreListPage(query, lists)) ?? this.rankedSearch(query);
+    return this.headTermPage(query, lists) ?? (lists && this.scoreListPage(query, lists)) ?? this.rankedSearch(query);
   }
 
   private scoreLists: ListSearcher | null = null;
@@ -160,22 +160,22 @@ export class SqliteIndex implements DocumentIndex {
    * A one-word query without filters that has a stored head list (head-terms.ts): the page and the
    * exact total from one row. Null when the word has no fresh list or the page lies beyond it.
    */
-  private headTermPage(query: IndexQuery): IndexSearchResult | null {
+  private headTermPage(query: IndexQuery, lists: ListSearcher | null): IndexSearchResult | null {
     const wanted = query.offset + query.limit + 1;
     if (query.order !== 'relevance' || query.terms.length !== 1 || hasFilters(query) || wanted > DEEP_HEAD_LIST_LENGTH) return null;
     const list = readHeadList((sql) => this.statement(sql), termMatch(query.terms[0]));
     // A list that ends before the page (and before the word's last match) cannot answer it.
     if (!list || (wanted > list.seqs.length && list.seqs.length < list.total)) return null;
     this.lastPlan = 'head_terms';
-    const { hits, hasMore } = this.hitsOf(query, Array.from(list.seqs.subarray(query.offset, wanted)));
+    const { hits, hasMore } = this.hitsOf(query, Array.from(list.seqs.subarray(query.offset, wanted)), lists);
     return this.withTotal(query, hits, hasMore, this.knownTotal(query, list.total));
   }
 
   /** The documents of one page (ranked row ids, one more than the limit to tell `has_more`). */
-  private hitsOf(query: IndexQuery, seqs: number[]): { hits: IndexHit[]; hasMore: boolean } {
+  private hitsOf(query: IndexQuery, seqs: number[], lists: ListSearcher | null = null): { hits: IndexHit[]; hasMore: boolean } {
     // Read the few documents of the page only: sorting whole rows (with text) would cost more than ranking.
     const page = this.documentsBySeq(seqs.slice(0, query.limit));
-    const exactSeqs = this.exactMatches(query, page);
+    const exactSeqs = (lists && query.terms.length ? lists.exactMatches(query.terms, page.map((row) => row.seq)) : null) ?? this.exactMatches(query, page);
     const hits: IndexHit[] = page.map((row) => ({
       document: toDocument(row),
       matchType: exactSeqs.has(row.seq) ? 'exact' : 'word_form',

@@ -13,14 +13,15 @@ export type TestOnlyHook = 'hang' | 'exhaust-memory' | 'exit';
 export interface WorkerJob {
   id: number;
   input: ExtractInput;
-  /** A document extracted elsewhere (pre-extracted records): only prepared for the index. */
-  preExtracted?: ExtractedDocument;
+  /** Documents extracted elsewhere (pre-extracted records): only prepared for the index, in one message. */
+  preExtracted?: ExtractedDocument[];
   testOnlyHook?: TestOnlyHook;
 }
 
-export type WorkerReply =
-  | { id: number; ok: true; doc: ExtractedDocument }
-  | { id: number; ok: false; code: string; message: string };
+type Outcome = { ok: true; doc: ExtractedDocument } | { ok: false; code: string; message: string };
+
+/** The answer to a job: one outcome, or one per pre-extracted document. */
+export type WorkerReply = ({ id: number } & Outcome) | { id: number; batch: Outcome[] };
 
 function runTestOnlyHook(hook: TestOnlyHook): void {
   if (hook === 'hang') {
@@ -40,14 +41,27 @@ const options = (workerData ?? {}) as ExtractOptions;
 const port = parentPort;
 if (!port) throw new Error('worker.ts must run as a worker thread');
 
-port.on('message', async (job: WorkerJob) => {
+async function outcomeOf(work: () => Promise<ExtractedDocument> | ExtractedDocument): Promise<Outcome> {
   try {
-    if (job.testOnlyHook) runTestOnlyHook(job.testOnlyHook);
-    const doc = job.preExtracted ?? (await extractDocument(job.input, options));
+    const doc = await work();
     doc.prepared = prepareForIndex(doc);
-    port.postMessage({ id: job.id, ok: true, doc } satisfies WorkerReply);
+    return { ok: true, doc };
   } catch (error) {
     const e = toExtractionError(error);
-    port.postMessage({ id: job.id, ok: false, code: e.code, message: e.message } satisfies WorkerReply);
+    return { ok: false, code: e.code, message: e.message };
   }
+}
+
+port.on('message', async (job: WorkerJob) => {
+  if (job.preExtracted) {
+    const batch: Outcome[] = [];
+    for (const doc of job.preExtracted) batch.push(await outcomeOf(() => doc));
+    port.postMessage({ id: job.id, batch } satisfies WorkerReply);
+    return;
+  }
+  const outcome = await outcomeOf(async () => {
+    if (job.testOnlyHook) runTestOnlyHook(job.testOnlyHook);
+    return extractDocument(job.input, options);
+  });
+  port.postMessage({ id: job.id, ...outcome } satisfies WorkerReply);
 });

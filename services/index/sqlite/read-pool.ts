@@ -55,8 +55,17 @@ export class SqliteReadPool implements DocumentIndex {
     }
   }
 
+  /** Where the search for the least busy worker starts: turns among equally busy ones, so that every worker's list cache warms up. */
+  private turn = 0;
+
   private call<T>(body: ReadCall): Promise<T> {
-    const slot = this.workers.reduce((best, candidate) => (candidate.busy < best.busy ? candidate : best));
+    const { workers } = this;
+    this.turn = (this.turn + 1) % workers.length;
+    let slot = workers[this.turn];
+    for (let i = 1; i < workers.length; i++) {
+      const candidate = workers[(this.turn + i) % workers.length];
+      if (candidate.busy < slot.busy) slot = candidate;
+    }
     const requestId = this.nextId++;
     slot.busy++;
     return new Promise<T>((resolve, reject) => {

@@ -1,11 +1,20 @@
-// Worker thread of the head-term build (head-terms.ts): ranks its share of the words on its own
-// read-only connection and sends each list back; the main thread writes them.
+// Worker thread of the head-term build (head-terms.ts): ranks its share of the words — from the
+// score lists on its own reader when they are fresh, else by FTS5 on its own read-only
+// connection — and sends each list back; the main thread writes them.
 // Imports use .ts extensions so this file runs from source (Node 24 strips types) and compiled.
 import { DatabaseSync } from 'node:sqlite';
 import { parentPort, workerData } from 'node:worker_threads';
-import { rankHeadTerm } from './head-terms.ts';
+import { headListOf, rankHeadTerm, type HeadTermsShare } from './head-terms.ts';
+import { SqliteIndex } from './sqlite-index.ts';
 
-const { file, expressions, minMatches } = workerData as { file: string; expressions: string[]; minMatches: number };
-const db = new DatabaseSync(file, { readOnly: true });
-for (const expression of expressions) parentPort!.postMessage(rankHeadTerm(db, expression, minMatches));
-db.close();
+const { file, words, minMatches, deepMinMatches, fromLists } = workerData as HeadTermsShare;
+const index = fromLists ? new SqliteIndex({ file, readOnly: true }) : null;
+const ranker = index?.headTermRanker(deepMinMatches) ?? null;
+if (ranker) {
+  for (const [expression, term] of words) parentPort!.postMessage({ expression, list: headListOf(ranker(term), minMatches, deepMinMatches) });
+} else {
+  const db = new DatabaseSync(file, { readOnly: true });
+  for (const [expression] of words) parentPort!.postMessage(rankHeadTerm(db, expression, minMatches));
+  db.close();
+}
+index?.closeSync();

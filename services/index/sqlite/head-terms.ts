@@ -72,6 +72,22 @@ function headExpressions(db: DatabaseSync, minMatches: number): Map<string, Quer
 /** Ranks one word from the score lists: its first row ids (as many as it may keep) and its total. */
 export type HeadTermRanker = (term: QueryTerm) => { seqs: number[]; total: number } | null;
 
+/** The stored list of a ranked word: as deep as its count earns, none below `minMatches`. */
+export function headListOf(page: ReturnType<HeadTermRanker>, minMatches: number, deepMinMatches: number): HeadList | null {
+  if (!page || page.total < minMatches) return null;
+  const length = page.total >= deepMinMatches ? DEEP_HEAD_LIST_LENGTH : HEAD_LIST_LENGTH;
+  return { seqs: Int32Array.from(page.seqs.slice(0, length)), total: page.total };
+}
+
+/** What a head-term worker is given: its share of the words, ranked from the score lists when `fromLists`, else by FTS5. */
+export interface HeadTermsShare {
+  file: string;
+  minMatches: number;
+  deepMinMatches: number;
+  fromLists: boolean;
+  words: [expression: string, term: QueryTerm][];
+}
+
 /** Below this many words the lists are ranked on the calling thread (tests, small collections). */
 const WORDS_PER_THREAD = 200;
 
@@ -91,21 +107,20 @@ export async function buildHeadTerms(
   const terms = headExpressions(db, minMatches);
   const expressions = [...terms.keys()];
   const threads = file === ':memory:' ? 1 : Math.min(expressions.length, options.threads ?? Math.min(availableParallelism(), Math.ceil(expressions.length / WORDS_PER_THREAD)));
+  const deepMinMatches = options.deepMinMatches ?? DEEP_HEAD_MIN_MATCHES;
   const ranked: { expression: string; list: HeadList | null }[] = [];
-  if (options.ranker) {
-    for (const [expression, term] of terms) {
-      const page = options.ranker(term);
-      const length = page && page.total >= (options.deepMinMatches ?? DEEP_HEAD_MIN_MATCHES) ? DEEP_HEAD_LIST_LENGTH : HEAD_LIST_LENGTH;
-      const list = page && page.total >= minMatches ? { seqs: Int32Array.from(page.seqs.slice(0, length)), total: page.total } : null;
-      ranked.push({ expression, list });
-    }
+  if (threads <= 1 && options.ranker) {
+    for (const [expression, term] of terms) ranked.push({ expression, list: headListOf(options.ranker(term), minMatches, deepMinMatches) });
   } else if (threads <= 1) {
     for (const expression of expressions) ranked.push(rankHeadTerm(db, expression, minMatches));
   } else {
+    // Each worker opens its own reader (and, with score lists, its own list searcher).
     const url = siblingUrl('head-terms-worker');
+    const words = [...terms];
     await Promise.all(
       Array.from({ length: threads }, (_, shard) => {
-        const worker = new Worker(url, { workerData: { file, minMatches, expressions: expressions.filter((_, i) => i % threads === shard) } });
+        const share: HeadTermsShare = { file, minMatches, deepMinMatches, fromLists: Boolean(options.ranker), words: words.filter((_, i) => i % threads === shard) };
+        const worker = new Worker(url, { workerData: share });
         worker.on('message', (result: { expression: string; list: HeadList | null }) => ranked.push(result));
         return new Promise<void>((resolve, reject) => {
           worker.on('error', reject);

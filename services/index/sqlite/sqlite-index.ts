@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
-import { analyzeForIndex, type QueryTerm } from '../../core/analysis/index.ts';
+import { analyzeForIndex } from '../../core/analysis/index.ts';
 import type { StoredDocument } from '../../core/document.ts';
 import type { DocumentIndex, IndexHit, IndexQuery, IndexSearchResult, IndexStats, SourceCount, WriteOutcome } from '../../core/index-port.ts';
 import { fingerprintDistance } from '../../core/text.ts';
@@ -9,7 +9,7 @@ import { buildExactMatch, buildMatch, buildTitleMatch, facetsOf, phraseMatch, te
 import { Fts5FormatError } from './fts5-postings.ts';
 import { ListSearcher } from './list-search.ts';
 import { ScoreLists, scoreListsFile, writeScoreLists, type PhraseSide, type PostingList, type ScoreListsBuild } from './score-lists.ts';
-import { buildHeadTerms, DEEP_HEAD_LIST_LENGTH, DEEP_HEAD_MIN_MATCHES, HEAD_LIST_LENGTH, hasFilters, readHeadList, type HeadTermsBuild } from './head-terms.ts';
+import { buildHeadTerms, DEEP_HEAD_LIST_LENGTH, DEEP_HEAD_MIN_MATCHES, HEAD_LIST_LENGTH, hasFilters, readHeadList, type HeadTermRanker, type HeadTermsBuild } from './head-terms.ts';
 import { prefixed, ROW_COLUMNS, ROW_PARAMS, signatureOf, toDocument, toRow, type DocumentRow } from './rows.ts';
 import { checkSchemaVersion, createSchema } from './schema.ts';
 
@@ -428,15 +428,20 @@ export class SqliteIndex implements DocumentIndex {
   async optimize(options: { headTermMinMatches?: number; deepHeadMinMatches?: number; threads?: number } = {}): Promise<HeadTermsBuild & { scoreLists: ScoreListsBuild | null }> {
     this.db.exec(`INSERT INTO documents_fts(documents_fts) VALUES ('optimize')`);
     const scoreLists = this.buildScoreLists();
-    const lists = this.freshScoreLists();
-    // A word that cannot reach the deep lists' bar is ranked only as deep as it will be kept.
     const deepMinMatches = options.deepHeadMinMatches ?? DEEP_HEAD_MIN_MATCHES;
-    const ranker = lists
-      ? (term: QueryTerm) =>
-          lists.search({ terms: [term], order: 'relevance', limit: (lists.matchesAtMost(term) >= deepMinMatches ? DEEP_HEAD_LIST_LENGTH : HEAD_LIST_LENGTH) - 1, offset: 0, countBudgetMs: Infinity })
-      : undefined;
+    const ranker = this.headTermRanker(deepMinMatches) ?? undefined;
     const headTerms = await buildHeadTerms(this.db, this.file, { minMatches: options.headTermMinMatches, deepMinMatches, threads: options.threads, ranker });
     return { ...headTerms, scoreLists };
+  }
+
+  /** Ranks a head term from the score lists (null while they are stale); a word that cannot reach the deep lists' bar only as deep as it will be kept. */
+  headTermRanker(deepMinMatches: number): HeadTermRanker | null {
+    const lists = this.freshScoreLists();
+    if (!lists) return null;
+    return (term) => {
+      const length = lists.matchesAtMost(term) >= deepMinMatches ? DEEP_HEAD_LIST_LENGTH : HEAD_LIST_LENGTH;
+      return lists.search({ terms: [term], order: 'relevance', limit: length - 1, offset: 0, countBudgetMs: Infinity });
+    };
   }
 
   /**

@@ -54,6 +54,8 @@ function localUrl(host: string, port: number): string {
  */
 function bufferedStdout(): { stream: NodeJS.WritableStream; close(): void } {
   const destination = pino.destination({ dest: 1, minLength: 4096, sync: false });
+  // A closed standard output (EPIPE) loses log lines, never the service.
+  destination.on('error', () => undefined);
   const timer = setInterval(() => destination.flush(), 1000).unref();
   return {
     stream: destination as unknown as NodeJS.WritableStream,

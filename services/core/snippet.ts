@@ -80,30 +80,10 @@ function cutAtWordEnd(text: string, index: number): number {
   return space < 0 || space - index > 30 ? index : space;
 }
 
-/** Texts longer than twice this are first tried on a prefix of about this many characters. */
-const PREFIX_CHARACTERS = 4096;
-
 /** The window of `length` characters that covers the most distinct terms, earliest first. */
 export function makeSnippet(rawText: string, terms: QueryTerm[], length = SNIPPET_LENGTH): string {
-  // Whitespace is normalised in a prefix first: most snippets lie near the start, and the answer
-  // is the same as from the whole text whenever the prefix holds a window with every term.
-  if (rawText.length > 2 * PREFIX_CHARACTERS) {
-    const boundary = /\s/g;
-    boundary.lastIndex = PREFIX_CHARACTERS;
-    const cut = boundary.exec(rawText)?.index;
-    const snippet = cut === undefined ? null : snippetOf(normalizeSpace(rawText.slice(0, cut)), terms, length, false);
-    if (snippet !== null) return snippet;
-  }
-  return snippetOf(normalizeSpace(rawText), terms, length, true)!;
-}
-
-function normalizeSpace(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
-}
-
-/** The snippet of `text`; for a prefix (`whole` false), null when only the whole text can tell. */
-function snippetOf(text: string, terms: QueryTerm[], length: number, whole: boolean): string | null {
-  if (!text) return whole ? '' : null;
+  const text = rawText.replace(/\s+/g, ' ').trim();
+  if (!text) return '';
   const matches = findTermMatches(text, terms, SCAN_LIMIT, length * 0.8);
   let best = { start: 0, covered: 0 };
   for (let i = 0; i < matches.length; i++) {
@@ -112,10 +92,8 @@ function snippetOf(text: string, terms: QueryTerm[], length: number, whole: bool
     if (covered.size > best.covered) best = { start: matches[i].start, covered: covered.size };
     if (covered.size === terms.length) break;
   }
-  // A prefix decides only with every term in its window and room after it for the cut.
-  if (!whole && (best.covered < terms.length || best.start + length + 32 >= text.length)) return null;
   const lead = best.covered ? Math.min(60, best.start) : 0;
   const start = cutAtWordStart(text, best.start - lead);
   const end = cutAtWordEnd(text, Math.min(text.length, start + length));
-  return `${start > 0 ? '…' : ''}${text.slice(start, end).trim()}${end < text.length || !whole ? ' …' : ''}`;
+  return `${start > 0 ? '…' : ''}${text.slice(start, end).trim()}${end < text.length ? ' …' : ''}`;
 }

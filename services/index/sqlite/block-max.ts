@@ -1,3 +1,4 @@
+import { bitCount } from '../../core/text.ts';
 import { phraseScore, type PostingList } from './score-lists.ts';
 
 // Block-max top-k over the score lists (Ding & Suel, "Faster top-k document retrieval using
@@ -77,12 +78,6 @@ export function andInto(target: Int32Array, other: Int32Array): void {
   for (let w = 0; w < target.length; w++) target[w] &= other[w];
 }
 
-function bitCount(word: number): number {
-  let v = word - ((word >>> 1) & 0x55555555);
-  v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
-  return Math.imul((v + (v >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
-}
-
 export function countBits(bits: Int32Array): number {
   let count = 0;
   for (let w = 0; w < bits.length; w++) if (bits[w] !== 0) count += bitCount(bits[w]);
@@ -95,7 +90,7 @@ export interface BlockedWord {
 }
 
 /** Whether row a ranks above row b: higher score, then lower row id (FTS5's ORDER BY rank, rowid). */
-function better(score: Float64Array, a: number, b: number): boolean {
+export function better(score: Float64Array, a: number, b: number): boolean {
   return score[a] > score[b] || (score[a] === score[b] && a < b);
 }
 

@@ -1,7 +1,7 @@
 import type { QueryTerm } from '../../core/analysis/index.ts';
 import type { IndexQuery } from '../../core/index-port.ts';
 import { hostSuffixes } from '../../core/urls.ts';
-import { bitSetWords, blockedTopK, blocksOf, listBlocksBytes, type BlockedWord, type ListBlocks } from './block-max.ts';
+import { better, bitSetWords, blockedTopK, blocksOf, listBlocksBytes, type BlockedWord, type ListBlocks } from './block-max.ts';
 import { ageKey, normalizeTopic, phraseScore, postingListBytes, type FacetKind, type PhraseSide, type PostingList, type ScoreLists } from './score-lists.ts';
 
 // Ranks, filters and counts a query from the score lists (score-lists.ts). A query is an AND of
@@ -24,15 +24,12 @@ const SINGLE_TOKEN = /^[a-z0-9_\u0080-\uffff]+$/;
 interface Phrase {
   side: PhraseSide;
   token: string;
-  exact: boolean;
 }
 
 export interface ListPage {
   /** Row ids from `offset` on, best first: up to `limit` + 1 (the last tells `has_more`). */
   seqs: number[];
   total: number;
-  /** Row ids of the page whose every word matched in its exact form. */
-  exact: Set<number>;
 }
 
 /** Scores one phrase without a list (a rare word) through FTS5, in row-id order. */
@@ -88,7 +85,7 @@ export class ListSearcher {
       total = this.intersect(words, passes, start);
       seqs = selectWindow(this.candidates, total, query.offset, wanted, this.score);
     }
-    return { seqs, total, exact: this.exactMatches(query.terms, seqs)! };
+    return { seqs, total };
   }
 
   /** Which of `seqs` match every term in its exact form (each looked up in its exact list); null for words FTS5 reads as several tokens. */
@@ -327,7 +324,7 @@ function keyOf(phrase: Phrase): string {
 }
 
 function phrasesOf(term: QueryTerm): Phrase[] {
-  return [{ side: 'exact', token: term.exact, exact: true }, ...[...new Set(term.bases)].map((token) => ({ side: 'base' as const, token, exact: false }))];
+  return [{ side: 'exact', token: term.exact }, ...[...new Set(term.bases)].map((token) => ({ side: 'base' as const, token }))];
 }
 
 const EMPTY_FREQUENCIES = new Uint16Array(0);
@@ -377,11 +374,6 @@ function search(seqs: Uint32Array, value: number): number {
     else return middle;
   }
   return -1;
-}
-
-/** Whether row a ranks above row b: higher score, then lower row id (FTS5's ORDER BY rank, rowid). */
-function better(score: Float64Array, a: number, b: number): boolean {
-  return score[a] > score[b] || (score[a] === score[b] && a < b);
 }
 
 /**

@@ -131,9 +131,8 @@ export class SqliteIndex implements DocumentIndex {
     const page = lists.search(query);
     if (!page) return null;
     this.lastPlan = 'score_lists';
-    const rows = this.documentsBySeq(page.seqs.slice(0, query.limit));
-    const hits: IndexHit[] = rows.map((row) => ({ document: toDocument(row), matchType: page.exact.has(row.seq) ? 'exact' : 'word_form' }));
-    return this.withTotal(query, hits, page.seqs.length > query.limit, this.knownTotal(query, page.total));
+    const { hits, hasMore } = this.hitsOf(query, page.seqs, lists);
+    return this.withTotal(query, hits, hasMore, this.knownTotal(query, page.total));
   }
 
   /** A total known without counting, unless the caller gave no time to count at all (then a lower bound, as FTS5 counting would give). */

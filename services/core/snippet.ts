@@ -31,6 +31,19 @@ function foldedPattern(folded: string): string {
     .replace(/ae|oe|ue|ss|a|o|u/g, (m) => ({ ae: '(?:ae|ä)', oe: '(?:oe|ö)', ue: '(?:ue|ü)', ss: '(?:ss|ß)', a: '[aä]', o: '[oö]', u: '[uü]' })[m]!);
 }
 
+/** Built once per query (the hits of a page share its terms). */
+const patterns = new WeakMap<QueryTerm[], RegExp>();
+
+function candidatePattern(terms: QueryTerm[]): RegExp {
+  let pattern = patterns.get(terms);
+  if (!pattern) {
+    const forms = [...new Set(terms.flatMap((t) => [t.exact, ...t.bases]).filter((f) => f.length >= 2))].sort((a, b) => b.length - a.length);
+    pattern = new RegExp(forms.map(foldedPattern).join('|'), 'giu');
+    patterns.set(terms, pattern);
+  }
+  return pattern;
+}
+
 /**
  * Where the query terms occur in `text` (exact or word form), in text order. A regular expression
  * over the raw text finds candidate words (exact forms and stems, also inside compounds); only
@@ -39,8 +52,8 @@ function foldedPattern(folded: string): string {
 export function findTermMatches(text: string, terms: QueryTerm[], scanLimit = SCAN_LIMIT, stopWithin?: number): TermMatch[] {
   if (terms.length === 0) return [];
   const scanned = text.length > scanLimit ? text.slice(0, scanLimit) : text;
-  const forms = [...new Set(terms.flatMap((t) => [t.exact, ...t.bases]).filter((f) => f.length >= 2))].sort((a, b) => b.length - a.length);
-  const candidates = new RegExp(forms.map(foldedPattern).join('|'), 'giu');
+  const candidates = candidatePattern(terms);
+  candidates.lastIndex = 0;
   const matches: TermMatch[] = [];
   // With `stopWithin`, scanning ends at the first stretch of that many characters holding every term.
   const lastSeen = new Array<number>(terms.length).fill(-Infinity);
@@ -68,10 +81,13 @@ export function findTermMatches(text: string, terms: QueryTerm[], scanLimit = SC
   return matches;
 }
 
+const SPACE = /\s/;
+
+/** Moves `index` back to the start of its word when that is near (else a long word is cut). */
 function cutAtWordStart(text: string, index: number): number {
   if (index <= 0) return 0;
-  const space = text.lastIndexOf(' ', index);
-  return space < 0 || index - space > 30 ? index : space + 1;
+  for (let i = index; i >= 0 && index - i <= 30; i--) if (SPACE.test(text[i])) return i + 1;
+  return index;
 }
 
 function cutAtWordEnd(text: string, index: number): number {
@@ -80,10 +96,27 @@ function cutAtWordEnd(text: string, index: number): number {
   return space < 0 || space - index > 30 ? index : space;
 }
 
-/** The window of `length` characters that covers the most distinct terms, earliest first. */
-export function makeSnippet(rawText: string, terms: QueryTerm[], length = SNIPPET_LENGTH): string {
-  const text = rawText.replace(/\s+/g, ' ').trim();
-  if (!text) return '';
+/** The index `steps` characters before `index`, counting a run of whitespace as one character. */
+function stepBack(text: string, index: number, steps: number): number {
+  let i = index;
+  for (; steps > 0 && i > 0; steps--) {
+    i--;
+    while (i > 0 && SPACE.test(text[i]) && SPACE.test(text[i - 1])) i--;
+  }
+  return i;
+}
+
+function hasTextBetween(text: string, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) if (!SPACE.test(text[i])) return true;
+  return false;
+}
+
+/**
+ * The window of `length` characters (whitespace collapsed) that covers the most distinct terms,
+ * earliest first. Matches are found in the raw text and only the window is normalised: collapsing
+ * the whitespace of the whole text cost more than finding the matches in it.
+ */
+export function makeSnippet(text: string, terms: QueryTerm[], length = SNIPPET_LENGTH): string {
   const matches = findTermMatches(text, terms, SCAN_LIMIT, length * 0.8);
   let best = { start: 0, covered: 0 };
   for (let i = 0; i < matches.length; i++) {
@@ -92,8 +125,17 @@ export function makeSnippet(rawText: string, terms: QueryTerm[], length = SNIPPE
     if (covered.size > best.covered) best = { start: matches[i].start, covered: covered.size };
     if (covered.size === terms.length) break;
   }
-  const lead = best.covered ? Math.min(60, best.start) : 0;
-  const start = cutAtWordStart(text, best.start - lead);
-  const end = cutAtWordEnd(text, Math.min(text.length, start + length));
-  return `${start > 0 ? '…' : ''}${text.slice(start, end).trim()}${end < text.length ? ' …' : ''}`;
+  let start = cutAtWordStart(text, best.covered ? stepBack(text, best.start, 60) : 0);
+  while (start < text.length && SPACE.test(text[start])) start++;
+  // Raw text long enough to give `length` collapsed characters and the rest of the last word.
+  let rawEnd = Math.min(text.length, start + 2 * length);
+  let piece = text.slice(start, rawEnd).replace(/\s+/g, ' ');
+  while (piece.length < length + 32 && rawEnd < text.length) {
+    rawEnd = Math.min(text.length, rawEnd + 4 * length);
+    piece = text.slice(start, rawEnd).replace(/\s+/g, ' ');
+  }
+  const end = cutAtWordEnd(piece, Math.min(piece.length, length));
+  const before = hasTextBetween(text, 0, start);
+  const after = hasTextBetween(piece, end, piece.length) || hasTextBetween(text, rawEnd, text.length);
+  return `${before ? '…' : ''}${piece.slice(0, end).trim()}${after ? ' …' : ''}`;
 }

@@ -217,6 +217,35 @@ describe('sqlite index: its own behaviour', () => {
       await plain.close();
       await index.close();
     });
+
+    it('a reader of the same file (it keeps lists between searches) follows every change of the writer', async () => {
+      const writer = newIndex();
+      await writer.writeBatch(async () => {
+        for (const doc of docs) await writer.put(doc);
+      });
+      await writer.optimize({ headTermMinMatches: 100 });
+      const reader = new SqliteIndex({ file: writer.file, readOnly: true });
+      const look = async (q: string, plan: string, total: number) => {
+        const result = await reader.search(word(q));
+        expect(reader.lastPlan, q).toBe(plan);
+        expect(result.total, q).toBe(total);
+        return ids(result);
+      };
+      await look('Satzung', 'head_terms', docs.length);
+      await look('Satzung gilt', 'score_lists', docs.length);
+
+      const newcomer = makeDoc({ url: 'https://neu.example/satzung', title: 'Satzung Satzung Satzung', text: 'Satzung gilt.' });
+      await writer.put(newcomer);
+      expect((await look('Satzung', 'fts5', docs.length + 1))[0]).toBe(newcomer.id);
+      await look('Satzung gilt', 'fts5', docs.length + 1);
+      await writer.optimize({ headTermMinMatches: 100 });
+      expect((await look('Satzung', 'head_terms', docs.length + 1))[0]).toBe(newcomer.id);
+      await look('Satzung gilt', 'score_lists', docs.length + 1);
+      await writer.remove(newcomer.id);
+      expect(await look('Satzung', 'fts5', docs.length)).not.toContain(newcomer.id);
+      await reader.close();
+      await writer.close();
+    });
   });
 
   it('answers through FTS5 when the score-list file is damaged or missing', async () => {

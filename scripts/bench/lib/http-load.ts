@@ -1,7 +1,8 @@
 // Closed-loop HTTP load on POST /v1/search: `concurrency` workers, each sending its next request
-// as soon as the previous answer has fully arrived, over keep-alive connections (node:http Agent,
-// the cheapest client Node has: the load generator shares the machine's cores with the server).
-import http from 'node:http';
+// as soon as the previous answer has fully arrived, over keep-alive connections. The client speaks
+// HTTP/1.1 on plain sockets (like wrk): the load generator shares the machine's two cores with the
+// server, and node:http's request and response objects cost it three times as much CPU.
+import net from 'node:net';
 import { cpuSecondsOf, machineBusySeconds, threadCpuOf } from './proc.ts';
 
 export interface SearchBody {
@@ -50,56 +51,155 @@ export interface LoadRun {
   answers: Map<number, SearchAnswer>;
 }
 
-interface Reply {
+export interface Reply {
   status: number;
   ms: number;
   body: Buffer | null;
   tail: string;
 }
 
-export class SearchClient {
-  private readonly agent: http.Agent;
-  private readonly port: number;
-  private readonly headers: Record<string, string>;
+const HEAD_END = Buffer.from('\r\n\r\n');
+const CRLF = Buffer.from('\r\n');
+const TAIL_BYTES = 48;
 
-  constructor(baseUrl: string, key: string, maxSockets: number) {
-    const url = new URL(baseUrl);
-    if (url.hostname !== '127.0.0.1') throw new Error(`the benchmark only talks to 127.0.0.1, not ${url.hostname}`);
-    this.port = Number(url.port);
-    this.agent = new http.Agent({ keepAlive: true, maxSockets, maxFreeSockets: maxSockets });
-    this.headers = { 'content-type': 'application/json', authorization: `Bearer ${key}` };
+/** One keep-alive connection, one request at a time. */
+class Connection {
+  readonly socket: net.Socket;
+  closed = false;
+  private buffered: Buffer = Buffer.alloc(0);
+  private waiting: { resolve: (reply: Reply) => void; reject: (error: Error) => void; keepBody: boolean; started: number } | null = null;
+
+  constructor(port: number) {
+    this.socket = net.connect({ host: '127.0.0.1', port, noDelay: true });
+    this.socket.on('data', (chunk: Buffer) => {
+      this.buffered = this.buffered.length ? Buffer.concat([this.buffered, chunk]) : chunk;
+      try {
+        this.parse();
+      } catch (error) {
+        fail(error as Error);
+        this.socket.destroy();
+      }
+    });
+    const fail = (error: Error) => {
+      this.closed = true;
+      const waiting = this.waiting;
+      this.waiting = null;
+      waiting?.reject(error);
+    };
+    this.socket.on('error', fail);
+    this.socket.on('close', () => fail(new Error('connection closed before the answer was complete')));
   }
 
-  /** Sends one search; `keepBody` collects the whole answer, otherwise only its last bytes are kept. */
-  send(body: Buffer, keepBody = false): Promise<Reply> {
+  send(request: Buffer, keepBody: boolean): Promise<Reply> {
     return new Promise((resolve, reject) => {
-      const started = performance.now();
-      const request = http.request(
-        { host: '127.0.0.1', port: this.port, path: '/v1/search', method: 'POST', agent: this.agent, headers: { ...this.headers, 'content-length': String(body.length) } },
-        (response) => {
-          const chunks: Buffer[] = [];
-          let last: Buffer | null = null;
-          let beforeLast: Buffer | null = null;
-          response.on('data', (chunk: Buffer) => {
-            if (keepBody) chunks.push(chunk);
-            beforeLast = last;
-            last = chunk;
-          });
-          response.on('end', () => {
-            const ms = performance.now() - started;
-            const tailBytes = Buffer.concat([beforeLast ?? Buffer.alloc(0), last ?? Buffer.alloc(0)]);
-            resolve({ status: response.statusCode ?? 0, ms, body: keepBody ? Buffer.concat(chunks) : null, tail: tailBytes.subarray(-48).toString('latin1') });
-          });
-          response.on('error', reject);
-        },
-      );
-      request.on('error', reject);
-      request.end(body);
+      this.waiting = { resolve, reject, keepBody, started: performance.now() };
+      this.socket.write(request);
     });
   }
 
+  /** Completes the waiting request once its whole answer (Content-Length or chunked) is buffered. */
+  private parse(): void {
+    const waiting = this.waiting;
+    if (!waiting) return;
+    const headEnd = this.buffered.indexOf(HEAD_END);
+    if (headEnd < 0) return;
+    const head = this.buffered.toString('latin1', 0, headEnd);
+    const status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(head)?.[1] ?? 0);
+    const length = /\r\ncontent-length: *(\d+)/i.exec(head);
+    const bodyStart = headEnd + HEAD_END.length;
+    let body: Buffer;
+    let consumed: number;
+    if (length) {
+      consumed = bodyStart + Number(length[1]);
+      if (this.buffered.length < consumed) return;
+      body = this.buffered.subarray(bodyStart, consumed);
+    } else if (/\r\ntransfer-encoding: *chunked/i.test(head)) {
+      const chunks: Buffer[] = [];
+      let at = bodyStart;
+      for (;;) {
+        const lineEnd = this.buffered.indexOf(CRLF, at);
+        if (lineEnd < 0) return;
+        const size = Number.parseInt(this.buffered.toString('latin1', at, lineEnd), 16);
+        if (Number.isNaN(size)) throw new Error('malformed chunked answer');
+        if (size === 0) {
+          // The last chunk, then optional trailers, then an empty line.
+          const end = this.buffered.indexOf(HEAD_END, lineEnd);
+          if (end < 0) return;
+          consumed = end + HEAD_END.length;
+          break;
+        }
+        const dataEnd = lineEnd + CRLF.length + size;
+        if (this.buffered.length < dataEnd + CRLF.length) return;
+        chunks.push(this.buffered.subarray(lineEnd + CRLF.length, dataEnd));
+        at = dataEnd + CRLF.length;
+      }
+      body = Buffer.concat(chunks);
+    } else {
+      throw new Error(`answer with neither Content-Length nor chunked encoding (status ${status})`);
+    }
+    const ms = performance.now() - waiting.started;
+    this.waiting = null;
+    const reply = { status, ms, body: waiting.keepBody ? Buffer.from(body) : null, tail: body.toString('latin1', Math.max(0, body.length - TAIL_BYTES)) };
+    this.buffered = this.buffered.subarray(consumed);
+    if (/\r\nconnection: *close/i.test(head)) {
+      this.closed = true;
+      this.socket.end();
+    }
+    waiting.resolve(reply);
+  }
+}
+
+export class SearchClient {
+  private readonly port: number;
+  private readonly authorization: string;
+  private readonly idle: Connection[] = [];
+  private readonly open = new Set<Connection>();
+  private readonly requests = new WeakMap<Buffer, Buffer>();
+
+  /** Opens a connection for every request in flight and keeps it for the next one. */
+  constructor(baseUrl: string, key: string) {
+    const url = new URL(baseUrl);
+    if (url.hostname !== '127.0.0.1') throw new Error(`the benchmark only talks to 127.0.0.1, not ${url.hostname}`);
+    this.port = Number(url.port);
+    this.authorization = `Bearer ${key}`;
+  }
+
+  /** The whole request for a body, built once per body. */
+  private requestFor(body: Buffer): Buffer {
+    let request = this.requests.get(body);
+    if (!request) {
+      const head = `POST /v1/search HTTP/1.1\r\nHost: 127.0.0.1:${this.port}\r\nContent-Type: application/json\r\nAuthorization: ${this.authorization}\r\nContent-Length: ${body.length}\r\n\r\n`;
+      request = Buffer.concat([Buffer.from(head, 'latin1'), body]);
+      this.requests.set(body, request);
+    }
+    return request;
+  }
+
+  /** Sends one search; `keepBody` collects the whole answer, otherwise only its last bytes are kept. */
+  async send(body: Buffer, keepBody = false): Promise<Reply> {
+    const connection = this.idle.pop() ?? this.connect();
+    try {
+      const reply = await connection.send(this.requestFor(body), keepBody);
+      if (connection.closed) this.open.delete(connection);
+      else this.idle.push(connection);
+      return reply;
+    } catch (error) {
+      this.open.delete(connection);
+      connection.socket.destroy();
+      throw error;
+    }
+  }
+
+  private connect(): Connection {
+    const connection = new Connection(this.port);
+    this.open.add(connection);
+    return connection;
+  }
+
   close(): void {
-    this.agent.destroy();
+    for (const connection of this.open) connection.socket.destroy();
+    this.open.clear();
+    this.idle.length = 0;
   }
 }
 
@@ -124,7 +224,7 @@ export async function runLoad(options: {
 }): Promise<LoadRun> {
   const { queries, concurrency, rounds } = options;
   const bodies = queries.map((q) => Buffer.from(JSON.stringify(q.body)));
-  const client = new SearchClient(options.baseUrl, options.key, concurrency);
+  const client = new SearchClient(options.baseUrl, options.key);
   const total = queries.length * rounds;
   const samples: Sample[] = [];
   const answers = new Map<number, SearchAnswer>();

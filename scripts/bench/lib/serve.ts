@@ -57,7 +57,7 @@ export async function startServer(dataDir: string, key: string, firstQuery: Sear
     });
   });
   const listeningMs = performance.now() - spawned;
-  const client = new SearchClient(baseUrl, key, 1);
+  const client = new SearchClient(baseUrl, key);
   const body = Buffer.from(JSON.stringify(firstQuery));
   let firstSearchMs = 0;
   try {

@@ -28,6 +28,8 @@ export interface ListBlocks {
   starts: Uint32Array;
   /** The list's documents as a bit set, kept for long lists (short ones are set bit by bit). */
   bits: Int32Array | null;
+  /** Each posting's score: a blocked query adds them up rather than computing bm25 posting by posting. */
+  scores: Float64Array;
 }
 
 export function bitSetWords(maxSeq: number): number {
@@ -45,7 +47,8 @@ export function blocksOf(list: PostingList, lengthNorm: Float64Array, maxSeq: nu
   const maxima = new Float64Array(blocks);
   const starts = new Uint32Array(blocks + 1);
   const bits = list.seqs.length >= words ? new Int32Array(words) : null;
-  const { seqs, frequencies, scores } = list;
+  const { seqs, frequencies } = list;
+  const scores = list.scores ?? new Float64Array(seqs.length);
   const idf = list.idf ?? 0;
   let block = 0;
   for (let i = 0; i < seqs.length; i++) {
@@ -53,15 +56,16 @@ export function blocksOf(list: PostingList, lengthNorm: Float64Array, maxSeq: nu
     const at = seq >>> BLOCK_BITS;
     while (block < at) starts[++block] = i;
     if (bits) bits[seq >>> 5] |= 1 << (seq & 31);
-    const score = scores ? scores[i] : phraseScore(idf, frequencies![i], lengthNorm[seq]);
+    const score = list.scores ? scores[i] : (scores[i] = phraseScore(idf, frequencies![i], lengthNorm[seq]));
     if (score > maxima[at]) maxima[at] = score;
   }
   while (block < blocks) starts[++block] = seqs.length;
-  return { maxima, starts, bits };
+  return { maxima, starts, bits, scores };
 }
 
-export function listBlocksBytes(blocks: ListBlocks): number {
-  return blocks.maxima.byteLength + blocks.starts.byteLength + (blocks.bits?.byteLength ?? 0);
+export function listBlocksBytes(blocks: ListBlocks, list: PostingList): number {
+  const ownScores = blocks.scores === list.scores ? 0 : blocks.scores.byteLength;
+  return blocks.maxima.byteLength + blocks.starts.byteLength + (blocks.bits?.byteLength ?? 0) + ownScores;
 }
 
 /** The documents of a list added to a bit set. */
@@ -191,7 +195,6 @@ export function blockedTopK(
   words: BlockedWord[],
   filter: Int32Array | null,
   wanted: number,
-  lengthNorm: Float64Array,
   scratch: { score: Float64Array; matches: Int32Array; wordBits: Int32Array; keys: Float64Array },
 ): BlockedPage {
   const { score, matches, wordBits } = scratch;
@@ -218,17 +221,13 @@ export function blockedTopK(
     for (let w = firstWord; w < lastWord; w++) {
       for (let bits = matches[w]; bits !== 0; bits &= bits - 1) score[(w << 5) | (31 - Math.clz32(bits & -bits))] = 0;
     }
+    // Every posting of the block is added, in list order: the sums of the matches come out as in
+    // a walk of the lists, and a row that does not match is never read (no test per posting).
     for (const word of words) {
       for (let i = 0; i < word.lists.length; i++) {
-        const list = word.lists[i];
-        const { seqs, frequencies, scores } = list;
-        const idf = list.idf ?? 0;
-        const starts = word.blocks[i].starts;
-        for (let p = starts[block], end = starts[block + 1]; p < end; p++) {
-          const seq = seqs[p];
-          if ((matches[seq >>> 5] & (1 << (seq & 31))) === 0) continue;
-          score[seq] += scores ? scores[p] : phraseScore(idf, frequencies![p], lengthNorm[seq]);
-        }
+        const seqs = word.lists[i].seqs;
+        const { starts, scores } = word.blocks[i];
+        for (let p = starts[block], end = starts[block + 1]; p < end; p++) score[seqs[p]] += scores[p];
       }
     }
     for (let w = firstWord; w < lastWord; w++) {

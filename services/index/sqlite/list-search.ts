@@ -204,7 +204,7 @@ export class ListSearcher {
         if (this.cachedBytes <= CACHE_BYTES) break;
         this.cache.delete(oldest);
         const blocks = this.listBlocks.get(entry);
-        this.cachedBytes -= postingListBytes(entry) + (blocks ? listBlocksBytes(blocks) : 0);
+        this.cachedBytes -= postingListBytes(entry) + (blocks ? listBlocksBytes(blocks, entry) : 0);
       }
     }
     return list;
@@ -255,11 +255,11 @@ export class ListSearcher {
     return bits;
   }
 
-  private scratch: Parameters<typeof blockedTopK>[4] | null = null;
+  private scratch: Parameters<typeof blockedTopK>[3] | null = null;
   private readonly listBlocks = new WeakMap<PostingList, ListBlocks>();
 
   private blocked(words: Phrase[][], filter: Int32Array | null, wanted: number) {
-    const { maxSeq, lengthNorm } = this.lists;
+    const { maxSeq } = this.lists;
     this.scratch ??= {
       score: this.score,
       matches: new Int32Array(bitSetWords(maxSeq)),
@@ -270,7 +270,7 @@ export class ListSearcher {
       const lists = phrases.map((phrase) => this.listOf(phrase));
       return { lists, blocks: lists.map((list, i) => this.blocksOf(phrases[i], list)) };
     });
-    return blockedTopK(blockedWords, filter, wanted, lengthNorm, this.scratch);
+    return blockedTopK(blockedWords, filter, wanted, this.scratch);
   }
 
   /** A list's block maxima and bit set, made on its first blocked query and kept while the list is cached. */
@@ -279,7 +279,7 @@ export class ListSearcher {
     if (!blocks) {
       blocks = blocksOf(list, this.lists.lengthNorm, this.lists.maxSeq);
       this.listBlocks.set(list, blocks);
-      if (this.cache.get(keyOf(phrase)) === list) this.cachedBytes += listBlocksBytes(blocks);
+      if (this.cache.get(keyOf(phrase)) === list) this.cachedBytes += listBlocksBytes(blocks, list);
     }
     return blocks;
   }

@@ -9,7 +9,7 @@ import { buildExactMatch, buildMatch, buildTitleMatch, facetsOf, phraseMatch, te
 import { Fts5FormatError } from './fts5-postings.ts';
 import { ListSearcher } from './list-search.ts';
 import { ScoreLists, scoreListsFile, writeScoreLists, type PhraseSide, type PostingList, type ScoreListsBuild } from './score-lists.ts';
-import { buildHeadTerms, DEEP_HEAD_LIST_LENGTH, DEEP_HEAD_MIN_MATCHES, HEAD_LIST_LENGTH, hasFilters, readHeadList, type HeadTermRanker, type HeadTermsBuild } from './head-terms.ts';
+import { buildHeadTerms, DEEP_HEAD_LIST_LENGTH, DEEP_HEAD_MIN_MATCHES, HEAD_LIST_LENGTH, hasFilters, readHeadList, type HeadList, type HeadTermRanker, type HeadTermsBuild } from './head-terms.ts';
 import { prefixed, ROW_COLUMNS, ROW_PARAMS, signatureOf, toDocument, toRow, type DocumentRow } from './rows.ts';
 import { checkSchemaVersion, createSchema } from './schema.ts';
 
@@ -34,11 +34,23 @@ export const READ_PRAGMAS = 'PRAGMA mmap_size = 268435456; PRAGMA cache_size = -
 /** The writer's: the same map, a larger cache for the b-tree pages that inserts touch. */
 const WRITE_PRAGMAS = 'PRAGMA mmap_size = 268435456; PRAGMA cache_size = -65536; PRAGMA temp_store = MEMORY';
 const COUNT_SLICE = 32_768; // row ids per counting statement at first
+/** Bytes of head lists a reader keeps decoded (a deep list is 40 KB): the common one-word queries skip the blob read. */
+const HEAD_LIST_CACHE_BYTES = 16 * 2 ** 20;
+
+/** What a reader has learnt about the index at one state of the file; forgotten when the file changes. */
+interface ReadState {
+  /** PRAGMA data_version: it changes when another connection commits. */
+  version: number;
+  lists: ListSearcher | null;
+  headLists: Map<string, HeadList | null>;
+  headListBytes: number;
+}
 
 export class SqliteIndex implements DocumentIndex {
   readonly file: string;
   private readonly rankAllUpTo: number;
   private readonly blockedFrom: number | undefined;
+  private readonly readOnly: boolean;
   private readonly db: DatabaseSync;
   private readonly statements = new Map<string, StatementSync>();
 
@@ -46,6 +58,7 @@ export class SqliteIndex implements DocumentIndex {
     this.file = options.file;
     this.rankAllUpTo = options.rankAllUpTo ?? RANK_ALL_UP_TO;
     this.blockedFrom = options.blockedFrom;
+    this.readOnly = options.readOnly ?? false;
     if (options.file !== ':memory:' && !options.readOnly) mkdirSync(dirname(options.file), { recursive: true });
     if (options.readOnly) {
       // A reader may be started before anything was ingested: create the empty layout first.
@@ -92,8 +105,22 @@ export class SqliteIndex implements DocumentIndex {
   searchSync(query: IndexQuery): IndexSearchResult {
     this.lastPlan = 'fts5';
     // One word without filters: its head list is one row; everything else ranks from the score lists.
-    const lists = this.freshScoreLists();
-    return this.headTermPage(query, lists) ?? (lists && this.scoreListPage(query, lists)) ?? this.rankedSearch(query);
+    const state = this.readState();
+    return this.headTermPage(query, state) ?? (state.lists && this.scoreListPage(query, state.lists)) ?? this.rankedSearch(query);
+  }
+
+  private lastReadState: ReadState | null = null;
+
+  /**
+   * A reader checks the generations of the score and head lists only when the file has changed
+   * since its last search (a 2 µs pragma instead of reading them), and keeps the head lists it
+   * has decoded. The writer's own commits do not change data_version: it looks every time.
+   */
+  private readState(): ReadState {
+    const version = this.readOnly ? Number((this.statement('PRAGMA data_version').get() as { data_version: number }).data_version) : -1;
+    if (this.lastReadState && this.lastReadState.version === version && version >= 0) return this.lastReadState;
+    this.lastReadState = { version, lists: this.freshScoreLists(), headLists: new Map(), headListBytes: 0 };
+    return this.lastReadState;
   }
 
   private scoreLists: ListSearcher | null = null;
@@ -159,15 +186,36 @@ export class SqliteIndex implements DocumentIndex {
    * A one-word query without filters that has a stored head list (head-terms.ts): the page and the
    * exact total from one row. Null when the word has no fresh list or the page lies beyond it.
    */
-  private headTermPage(query: IndexQuery, lists: ListSearcher | null): IndexSearchResult | null {
+  private headTermPage(query: IndexQuery, state: ReadState): IndexSearchResult | null {
     const wanted = query.offset + query.limit + 1;
     if (query.order !== 'relevance' || query.terms.length !== 1 || hasFilters(query) || wanted > DEEP_HEAD_LIST_LENGTH) return null;
-    const list = readHeadList((sql) => this.statement(sql), termMatch(query.terms[0]));
+    const list = this.headList(state, termMatch(query.terms[0]));
     // A list that ends before the page (and before the word's last match) cannot answer it.
     if (!list || (wanted > list.seqs.length && list.seqs.length < list.total)) return null;
     this.lastPlan = 'head_terms';
-    const { hits, hasMore } = this.hitsOf(query, Array.from(list.seqs.subarray(query.offset, wanted)), lists);
+    const { hits, hasMore } = this.hitsOf(query, Array.from(list.seqs.subarray(query.offset, wanted)), state.lists);
     return this.withTotal(query, hits, hasMore, this.knownTotal(query, list.total));
+  }
+
+  /** A word's head list (or null), kept by a reader while the file does not change, the least recently used dropped first. */
+  private headList(state: ReadState, expression: string): HeadList | null {
+    const { headLists } = state;
+    if (headLists.has(expression)) {
+      const cached = headLists.get(expression)!;
+      headLists.delete(expression);
+      headLists.set(expression, cached);
+      return cached;
+    }
+    const list = readHeadList((sql) => this.statement(sql), expression);
+    if (state.version < 0) return list;
+    headLists.set(expression, list);
+    state.headListBytes += list?.seqs.byteLength ?? 0;
+    for (const [oldest, entry] of headLists) {
+      if (state.headListBytes <= HEAD_LIST_CACHE_BYTES) break;
+      headLists.delete(oldest);
+      state.headListBytes -= entry?.seqs.byteLength ?? 0;
+    }
+    return list;
   }
 
   /** The documents of one page (ranked row ids, one more than the limit to tell `has_more`). */

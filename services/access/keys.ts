@@ -1,4 +1,4 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, randomBytes, timingSafeEqual, type KeyObject } from 'node:crypto';
 
 // Project read keys (spec section 5): `fk_` + 32 random bytes in base64url (43 characters).
 // The first 8 characters after the prefix are the key id, shown in listings and used to find the
@@ -36,8 +36,16 @@ export function keyIdOf(key: string): string {
   return key.slice(0, KEY_PREFIX.length + ID_LENGTH);
 }
 
+/** The pepper as a key object, made once per pepper: preparing a raw key took 6 of the 7 µs of every hash. */
+const pepperKeys = new WeakMap<Buffer, KeyObject>();
+
 export function hashKey(key: string, pepper: Buffer): string {
-  return createHmac('sha256', pepper).update(key, 'utf8').digest('base64url');
+  let secret = pepperKeys.get(pepper);
+  if (!secret) {
+    secret = createSecretKey(pepper);
+    pepperKeys.set(pepper, secret);
+  }
+  return createHmac('sha256', secret).update(key, 'utf8').digest('base64url');
 }
 
 /** Constant-time comparison of a presented key with a stored hash. */

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DatabaseSync } from 'node:sqlite';
 import type { IndexQuery, IndexSearchResult } from '../../services/core/index-port.ts';
-import { Fts5FormatError, readTermPostings } from '../../services/index/sqlite/fts5-postings.ts';
+import { Fts5FormatError, leafPages, readTermPostings } from '../../services/index/sqlite/fts5-postings.ts';
 import { scoreListsFile } from '../../services/index/sqlite/score-lists.ts';
 import { HEAD_LIST_LENGTH } from '../../services/index/sqlite/head-terms.ts';
 import { SqliteIndex } from '../../services/index/sqlite/sqlite-index.ts';
@@ -168,6 +168,20 @@ describe('sqlite index: its own behaviour', () => {
         expect(decoded.get(row.term)?.slice(2 * c, 2 * c + 2), `${row.term} in ${row.col}`).toEqual([row.doc, row.cnt]);
       }
       expect(longest).toBe(docs.length); // the facet every document carries: a doclist over many pages
+
+      // Readers of page ranges (the parallel build) together read every term once, in order.
+      const pages = leafPages(db);
+      expect(pages).toBeGreaterThan(10);
+      const whole: string[] = [];
+      readTermPostings(db, ({ token, rowids, counts }) => whole.push(`${token}:${rowids.join(',')}:${counts.join(',')}`));
+      for (const cuts of [[Math.floor(pages / 2)], [2, 3, pages - 1, pages], [1, pages + 1]]) {
+        const bounds = [1, ...cuts, Number.POSITIVE_INFINITY];
+        const pieced: string[] = [];
+        for (let r = 0; r + 1 < bounds.length; r++) {
+          readTermPostings(db, ({ token, rowids, counts }) => pieced.push(`${token}:${rowids.join(',')}:${counts.join(',')}`), { fromPage: bounds[r], toPage: bounds[r + 1] });
+        }
+        expect(pieced, `cut at ${cuts.join(', ')}`).toEqual(whole);
+      }
       db.close();
       await index.close();
     });

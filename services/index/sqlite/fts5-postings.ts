@@ -95,11 +95,33 @@ function singleSegment(db: DatabaseSync, table: string): number | null {
   return Number(segments[0].segid);
 }
 
+/** How many leaf pages the index's one segment has (0 for an empty index). */
+export function leafPages(db: DatabaseSync, table = 'documents_fts'): number {
+  const segid = singleSegment(db, table);
+  if (segid === null) return 0;
+  const last = db.prepare(`SELECT max(id) AS id FROM ${table}_data WHERE id > ? AND id < ?`).get(segid * SEGMENT_SHIFT, segid * SEGMENT_SHIFT + DLIDX_FLAG) as { id: number | null };
+  return last.id === null ? 0 : Number(last.id) % PAGE_MASK;
+}
+
 /**
- * Calls `onTerm` for every term of the index in term order, with its documents and per-column
- * occurrence counts. Entries flagged as deletes are skipped.
+ * Part of the index for one reader of several: the terms that start on leaf pages
+ * [fromPage, toPage). A term that starts before `toPage` is read to its end, wherever that is.
  */
-export function readTermPostings(db: DatabaseSync, onTerm: (postings: TermPostings) => void, table = 'documents_fts'): void {
+export interface PageRange {
+  fromPage: number;
+  toPage: number;
+}
+
+/**
+ * Calls `onTerm` for every term of the index (or of `range`) in term order, with its documents
+ * and per-column occurrence counts. Entries flagged as deletes are skipped.
+ */
+export function readTermPostings(
+  db: DatabaseSync,
+  onTerm: (postings: TermPostings) => void,
+  range: PageRange = { fromPage: 1, toPage: Number.POSITIVE_INFINITY },
+  table = 'documents_fts',
+): void {
   const segid = singleSegment(db, table);
   if (segid === null) return;
   const decoder = new TextDecoder();
@@ -182,9 +204,11 @@ export function readTermPostings(db: DatabaseSync, onTerm: (postings: TermPostin
     }
   };
 
-  const leaves = db.prepare(`SELECT id, block FROM ${table}_data WHERE id > ? AND id < ? ORDER BY id`);
-  let expectedPage = 1;
-  for (const { id, block: page } of leaves.iterate(segid * SEGMENT_SHIFT, segid * SEGMENT_SHIFT + DLIDX_FLAG) as Iterable<{ id: number; block: Uint8Array }>) {
+  const leaves = db.prepare(`SELECT id, block FROM ${table}_data WHERE id >= ? AND id < ? ORDER BY id`);
+  let expectedPage = range.fromPage;
+  // A reader that starts inside the index skips what runs on from earlier pages (an earlier reader's term).
+  let started = range.fromPage <= 1;
+  for (const { id, block: page } of leaves.iterate(segid * SEGMENT_SHIFT + range.fromPage, segid * SEGMENT_SHIFT + DLIDX_FLAG) as Iterable<{ id: number; block: Uint8Array }>) {
     const pageNumber = id % PAGE_MASK;
     if (pageNumber !== expectedPage) throw new Fts5FormatError(`leaf ${expectedPage} is missing`);
     expectedPage++;
@@ -195,13 +219,21 @@ export function readTermPostings(db: DatabaseSync, onTerm: (postings: TermPostin
     const firstTermAt = termOffsets[0] ?? footerAt;
     if (pageNumber === 1 && (firstRowidAt !== 0 || firstTermAt !== 4)) throw new Fts5FormatError('the first leaf does not start with a term');
 
-    // What runs on from the previous page: the rest of a position list, then more entries.
-    let at = 4;
-    const headEnd = firstRowidAt !== 0 ? firstRowidAt : firstTermAt;
-    if (positionBytesLeft > 0) at = readPositions(page, at, headEnd);
-    const runsOn = positionBytesLeft > 0;
-    if (at !== headEnd || (runsOn && headEnd !== footerAt)) throw new Fts5FormatError(`leaf ${pageNumber}: a position list does not end where the page says`);
-    if (firstRowidAt !== 0) readDoclist(page, firstRowidAt, firstTermAt, true);
+    if (started) {
+      // What runs on from the previous page: the rest of a position list, then more entries.
+      let at = 4;
+      const headEnd = firstRowidAt !== 0 ? firstRowidAt : firstTermAt;
+      if (positionBytesLeft > 0) at = readPositions(page, at, headEnd);
+      const runsOn = positionBytesLeft > 0;
+      if (at !== headEnd || (runsOn && headEnd !== footerAt)) throw new Fts5FormatError(`leaf ${pageNumber}: a position list does not end where the page says`);
+      if (firstRowidAt !== 0) readDoclist(page, firstRowidAt, firstTermAt, true);
+    } else if (termOffsets.length > 0) {
+      started = true;
+    } else {
+      continue;
+    }
+    // The terms from `toPage` on are the next reader's.
+    if (pageNumber >= range.toPage && termOffsets.length > 0) break;
 
     for (let t = 0; t < termOffsets.length; t++) {
       flushTerm();

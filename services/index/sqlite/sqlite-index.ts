@@ -474,7 +474,7 @@ export class SqliteIndex implements DocumentIndex {
    */
   async optimize(options: { headTermMinMatches?: number; deepHeadMinMatches?: number; threads?: number } = {}): Promise<HeadTermsBuild & { scoreLists: ScoreListsBuild | null }> {
     this.db.exec(`INSERT INTO documents_fts(documents_fts) VALUES ('optimize')`);
-    const scoreLists = this.buildScoreLists();
+    const scoreLists = await this.buildScoreLists(options.threads);
     const deepMinMatches = options.deepHeadMinMatches ?? DEEP_HEAD_MIN_MATCHES;
     const ranker = this.headTermRanker(deepMinMatches) ?? undefined;
     const headTerms = await buildHeadTerms(this.db, this.file, { minMatches: options.headTermMinMatches, deepMinMatches, threads: options.threads, ranker });
@@ -496,12 +496,12 @@ export class SqliteIndex implements DocumentIndex {
    * no other writer slips in between the snapshot and the generation they are tagged with.
    * Null for an in-memory index, or when the index is not in the one-segment form they are read from.
    */
-  private buildScoreLists(): ScoreListsBuild | null {
+  private async buildScoreLists(threads: number | undefined): Promise<ScoreListsBuild | null> {
     if (this.file === ':memory:') return null;
     this.db.exec('BEGIN IMMEDIATE');
     try {
       const generation = String((this.statement(`SELECT value FROM meta WHERE key = 'generation'`).get() as { value: string }).value);
-      const built = writeScoreLists(this.db, scoreListsFile(this.file), generation);
+      const built = await writeScoreLists(this.db, this.file, scoreListsFile(this.file), generation, { threads });
       this.statement(`INSERT OR REPLACE INTO meta (key, value) VALUES ('score_lists_generation', ?)`).run(generation);
       this.db.exec('COMMIT');
       return built;

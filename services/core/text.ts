@@ -54,19 +54,21 @@ export function fingerprintOf(text: string): string | null {
     if (entry) entry.count++;
     else counts.set(hashHigh[i], { low: hashLow[i], count: 1 });
   }
-  const weights = new Float64Array(64);
+  // A bit of the SimHash is set when the words with that bit set outweigh those without: only the
+  // set bits of each word's hashes are visited (half the work of adding ± its weight to all 64).
+  const setWeight = new Float64Array(64);
+  let totalWeight = 0;
   for (const [high, { low, count }] of counts) {
     const weight = 1 + Math.log(count);
-    for (let bit = 0; bit < 32; bit++) {
-      weights[bit] += (high >>> bit) & 1 ? weight : -weight;
-      weights[32 + bit] += (low >>> bit) & 1 ? weight : -weight;
-    }
+    totalWeight += weight;
+    for (let bits = high | 0; bits !== 0; bits &= bits - 1) setWeight[31 - Math.clz32(bits & -bits)] += weight;
+    for (let bits = low | 0; bits !== 0; bits &= bits - 1) setWeight[63 - Math.clz32(bits & -bits)] += weight;
   }
   let high = 0;
   let low = 0;
   for (let bit = 0; bit < 32; bit++) {
-    if (weights[bit] > 0) high |= 1 << bit;
-    if (weights[32 + bit] > 0) low |= 1 << bit;
+    if (setWeight[bit] > totalWeight - setWeight[bit]) high |= 1 << bit;
+    if (setWeight[32 + bit] > totalWeight - setWeight[32 + bit]) low |= 1 << bit;
   }
   return (high >>> 0).toString(16).padStart(8, '0') + (low >>> 0).toString(16).padStart(8, '0');
 }

@@ -32,7 +32,7 @@ const RANK_ALL_UP_TO = 4000;
  */
 export const READ_PRAGMAS = 'PRAGMA mmap_size = 268435456; PRAGMA cache_size = -32768; PRAGMA temp_store = MEMORY';
 /** The writer's: the same map, a larger cache for the b-tree pages that inserts touch. */
-const WRITE_PRAGMAS = 'PRAGMA mmap_size = 268435456; PRAGMA cache_size = -65536; PRAGMA temp_store = MEMORY';
+const WRITE_PRAGMAS = 'PRAGMA wal_autocheckpoint = 65536; PRAGMA mmap_size = 268435456; PRAGMA cache_size = -65536; PRAGMA temp_store = MEMORY';
 const COUNT_SLICE = 32_768; // row ids per counting statement at first
 /** Bytes of head lists a reader keeps decoded (a deep list is 40 KB): the common one-word queries skip the blob read. */
 const HEAD_LIST_CACHE_BYTES = 16 * 2 ** 20;

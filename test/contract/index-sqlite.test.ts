@@ -9,6 +9,7 @@ import { scoreListsFile } from '../../services/index/sqlite/score-lists.ts';
 import { HEAD_LIST_LENGTH } from '../../services/index/sqlite/head-terms.ts';
 import { SqliteIndex } from '../../services/index/sqlite/sqlite-index.ts';
 import { analyzeQuery } from '../../services/core/analysis/index.ts';
+import { titleKeyOf } from '../../services/core/text.ts';
 import { makeDoc, CONTRACT_DOCS } from '../helpers/documents.ts';
 import { indexContract } from './index-contract.ts';
 
@@ -260,6 +261,52 @@ describe('sqlite index: its own behaviour', () => {
       await reader.close();
       await writer.close();
     });
+  });
+
+  it("near-duplicate candidates from the writer's title windows equal the index's, through adds, updates, removals, rollbacks and another writer", async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'fundus-idx-')), 'index.sqlite');
+    const writer = new SqliteIndex({ file });
+    const other = new SqliteIndex({ file });
+    const reader = new SqliteIndex({ file, readOnly: true });
+    const words = Array.from({ length: 60 }, (_, i) => `Wort${i}`);
+    const impressum = (i: number, title = 'Impressum') =>
+      makeDoc({ url: `https://site${i}.example/impressum`, title, text: i % 7 === 0 ? 'Zu kurz.' : words.map((word, k) => `${word}${(i * k) % 13}`).join(' ') });
+    const key = titleKeyOf('Impressum');
+    const anyFingerprint = impressum(1).fingerprint!;
+    // 64 bits: every record with a fingerprint is close, so the whole window comes back, newest first.
+    const candidates = async (index: SqliteIndex) => (await index.findNearDuplicateCandidates(key, anyFingerprint, 64, 1000)).map((doc) => doc.id);
+    const inBatch = () => writer.writeBatch(() => candidates(writer));
+    const putAll = (index: SqliteIndex, docs: ReturnType<typeof impressum>[]) =>
+      index.writeBatch(async () => {
+        for (const doc of docs) await index.put(doc);
+      });
+
+    await putAll(writer, Array.from({ length: 150 }, (_, i) => impressum(i)));
+    expect(await inBatch()).toEqual(await candidates(reader)); // the window read from the index
+    await putAll(writer, Array.from({ length: 100 }, (_, i) => impressum(150 + i))); // kept up to date past 200
+    const truth = await candidates(reader);
+    expect(truth.length).toBeGreaterThan(150);
+    expect(await inBatch()).toEqual(truth);
+
+    await putAll(other, [impressum(400), impressum(401)]);
+    await other.remove(impressum(249).id);
+    expect(await inBatch()).toEqual(await candidates(reader));
+
+    await expect(
+      writer.writeBatch(async () => {
+        await writer.put(impressum(500));
+        await candidates(writer);
+        throw new Error('abgebrochen');
+      }),
+    ).rejects.toThrow('abgebrochen');
+    expect(await inBatch()).toEqual(await candidates(reader));
+
+    await writer.put(impressum(248, 'Kontakt')); // an update that moves a record out of the title
+    expect(await inBatch()).toEqual(await candidates(reader));
+    await writer.remove(impressum(247).id);
+    expect(await inBatch()).toEqual(await candidates(reader));
+    expect(await candidates(reader)).not.toContain(impressum(248).id);
+    await Promise.all([writer.close(), other.close(), reader.close()]);
   });
 
   it('answers through FTS5 when the score-list file is damaged or missing', async () => {

@@ -56,12 +56,25 @@ export function rankHeadTerm(db: DatabaseSync, expression: string, minMatches: n
   return { expression, list: { seqs: Int32Array.from(ranked, (row) => row.rowid), total } };
 }
 
-/** The match expressions (with their query terms) of every word that occurs in at least `minMatches` documents (one column suffices). */
-function headExpressions(db: DatabaseSync, minMatches: number): Map<string, QueryTerm> {
-  db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.head_vocab USING fts5vocab(main, documents_fts, 'col')`);
-  const words = db.prepare(`SELECT term FROM temp.head_vocab WHERE col IN (${TEXT_COLUMNS}) GROUP BY term HAVING max(doc) >= ?`).all(minMatches) as { term: string }[];
+/**
+ * Index words (tokens) that may match at least `minMatches` documents: read from the score lists
+ * when they are fresh (their document counts are at hand), else those that occur in at least
+ * `minMatches` documents in one column, from a pass over the whole FTS5 index.
+ */
+export type HeadWordSource = (minMatches: number) => string[];
+
+/** The match expressions (with their query terms) of the candidate words; words that match fewer documents get no list later. */
+function headExpressions(db: DatabaseSync, minMatches: number, source: HeadWordSource | undefined): Map<string, QueryTerm> {
+  let words: string[];
+  if (source) {
+    words = source(minMatches);
+  } else {
+    db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.head_vocab USING fts5vocab(main, documents_fts, 'col')`);
+    const rows = db.prepare(`SELECT term FROM temp.head_vocab WHERE col IN (${TEXT_COLUMNS}) GROUP BY term HAVING max(doc) >= ?`).all(minMatches) as { term: string }[];
+    words = rows.map((row) => row.term);
+  }
   const expressions = new Map<string, QueryTerm>();
-  for (const { term } of words) {
+  for (const term of words) {
     // The index holds folded words; a word analysed again gives the expression its queries build.
     const terms = analyzeQuery(term);
     if (terms.length === 1) expressions.set(termMatch(terms[0]), terms[0]);
@@ -99,12 +112,12 @@ const WORDS_PER_THREAD = 200;
 export async function buildHeadTerms(
   db: DatabaseSync,
   file: string,
-  options: { minMatches?: number; deepMinMatches?: number; threads?: number; ranker?: HeadTermRanker } = {},
+  options: { minMatches?: number; deepMinMatches?: number; threads?: number; ranker?: HeadTermRanker; words?: HeadWordSource } = {},
 ): Promise<HeadTermsBuild> {
   const started = performance.now();
   const documents = Number((db.prepare('SELECT count(*) AS n FROM documents WHERE duplicate_of IS NULL').get() as { n: number }).n);
   const minMatches = options.minMatches ?? headTermMinMatches(documents);
-  const terms = headExpressions(db, minMatches);
+  const terms = headExpressions(db, minMatches, options.words);
   const expressions = [...terms.keys()];
   const threads = file === ':memory:' ? 1 : Math.min(expressions.length, options.threads ?? Math.min(availableParallelism(), Math.ceil(expressions.length / WORDS_PER_THREAD)));
   const deepMinMatches = options.deepMinMatches ?? DEEP_HEAD_MIN_MATCHES;

@@ -414,6 +414,13 @@ export class ScoreLists {
     return byCode[code] ?? EMPTY;
   }
 
+  /** The tokens with a list of at least `documents` documents, on either side. */
+  tokensWithAtLeast(documents: number): string[] {
+    const tokens = new Set<string>();
+    for (const side of ['exact', 'base'] as const) for (const [token, entry] of this.entries[side]) if (entry.documents >= documents) tokens.add(token);
+    return [...tokens];
+  }
+
   /** Documents of a listed phrase, or null when the word has no list (fewer than minDocuments). */
   documentsOf(side: PhraseSide, token: string): number | null {
     return this.entries[side].get(token)?.documents ?? null;

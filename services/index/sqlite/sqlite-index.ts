@@ -12,6 +12,7 @@ import { ScoreLists, scoreListsFile, writeScoreLists, type PhraseSide, type Post
 import { buildHeadTerms, DEEP_HEAD_LIST_LENGTH, DEEP_HEAD_MIN_MATCHES, HEAD_LIST_LENGTH, hasFilters, readHeadList, type HeadList, type HeadTermRanker, type HeadTermsBuild } from './head-terms.ts';
 import { prefixed, ROW_COLUMNS, ROW_PARAMS, signatureOf, toDocument, toRow, type DocumentRow } from './rows.ts';
 import { checkSchemaVersion, createSchema } from './schema.ts';
+import { TitleWindows } from './title-windows.ts';
 
 export interface SqliteIndexOptions {
   /** Path of the database file, or ":memory:". */
@@ -34,6 +35,10 @@ export const READ_PRAGMAS = 'PRAGMA mmap_size = 268435456; PRAGMA cache_size = -
 /** The writer's: the same map, a larger cache for the b-tree pages that inserts touch. */
 const WRITE_PRAGMAS = 'PRAGMA wal_autocheckpoint = 65536; PRAGMA mmap_size = 268435456; PRAGMA cache_size = -65536; PRAGMA temp_store = MEMORY';
 const COUNT_SLICE = 32_768; // row ids per counting statement at first
+/** Newest records of a title that the near-duplicate check compares with. */
+const NEAR_DUPLICATE_WINDOW = 200;
+/** Records the writer keeps in its title windows (about 60 bytes each). */
+const TITLE_WINDOW_ENTRIES = 250_000;
 /** Bytes of head lists a reader keeps decoded (a deep list is 40 KB): the common one-word queries skip the blob read. */
 const HEAD_LIST_CACHE_BYTES = 16 * 2 ** 20;
 
@@ -66,10 +71,6 @@ export class SqliteIndex implements DocumentIndex {
     }
     this.db = new DatabaseSync(options.file, { readOnly: options.readOnly ?? false });
     this.db.exec('PRAGMA busy_timeout = 5000');
-    // NULL (never close) for records too short to have a fingerprint.
-    this.db.function('fingerprint_distance', { deterministic: true }, (stored, wanted) =>
-      typeof stored === 'string' && typeof wanted === 'string' ? fingerprintDistance(stored, wanted) : null,
-    );
     if (!options.readOnly) {
       // WAL: readers never block the writer; every committed transaction survives a killed process.
       this.db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL');
@@ -346,15 +347,31 @@ export class SqliteIndex implements DocumentIndex {
   /** Runs `work` in one transaction, or inside the batch already open. */
   transaction<T>(work: () => T): T {
     if (this.db.isTransaction) return work();
-    this.db.exec('BEGIN IMMEDIATE');
+    this.begin();
     try {
       const result = work();
       this.commit();
       return result;
     } catch (error) {
-      this.db.exec('ROLLBACK');
+      this.rollback();
       throw error;
     }
+  }
+
+  private readonly titleWindows = new TitleWindows(NEAR_DUPLICATE_WINDOW, TITLE_WINDOW_ENTRIES);
+  private writerDataVersion = -1;
+
+  /** Starts a write transaction; the title windows are dropped when another connection has written since. */
+  private begin(): void {
+    this.db.exec('BEGIN IMMEDIATE');
+    const version = Number((this.statement('PRAGMA data_version').get() as { data_version: number }).data_version);
+    if (version !== this.writerDataVersion) this.titleWindows.clear();
+    this.writerDataVersion = version;
+  }
+
+  private rollback(): void {
+    if (this.db.isTransaction) this.db.exec('ROLLBACK');
+    this.titleWindows.clear();
   }
 
   /** Every commit makes a new generation of the index, so that readers know stored head lists are stale. */
@@ -365,13 +382,13 @@ export class SqliteIndex implements DocumentIndex {
 
   /** Ingestion writes many documents per commit: one fsync-free WAL commit per batch, not per document. */
   async writeBatch<T>(work: () => Promise<T>): Promise<T> {
-    this.db.exec('BEGIN IMMEDIATE');
+    this.begin();
     try {
       const result = await work();
       this.commit();
       return result;
     } catch (error) {
-      if (this.db.isTransaction) this.db.exec('ROLLBACK');
+      this.rollback();
       throw error;
     }
   }
@@ -382,11 +399,13 @@ export class SqliteIndex implements DocumentIndex {
     const row = toRow(doc);
     let seq: number;
     if (existing) {
+      this.titleWindows.clear(); // its title, fingerprint or duplicate state may change
       seq = existing.seq;
       this.statement(`UPDATE documents SET (${ROW_COLUMNS}) = (${ROW_PARAMS}) WHERE seq = $seq`).run({ ...prefixed(row), $seq: seq });
       this.statement('DELETE FROM documents_fts WHERE rowid = ?').run(seq);
     } else {
       seq = Number(this.statement(`INSERT INTO documents (${ROW_COLUMNS}) VALUES (${ROW_PARAMS})`).run(prefixed(row)).lastInsertRowid);
+      if (!doc.duplicateOf) this.titleWindows.added(row.title_key, seq, row.fingerprint);
     }
     if (!doc.duplicateOf) {
       const title = doc.prepared?.title ?? analyzeForIndex(doc.title);
@@ -408,13 +427,16 @@ export class SqliteIndex implements DocumentIndex {
   }
 
   async findNearDuplicateCandidates(titleKey: string, fingerprint: string, maxBits: number, limit: number): Promise<StoredDocument[]> {
-    // The 200 newest records with the title, compared by fingerprint inside SQLite (from the
-    // covering index); whole rows (with their text) only for the few that are close.
-    const close = this.statement(
-      `SELECT seq FROM (SELECT seq, fingerprint FROM documents WHERE title_key = ? AND duplicate_of IS NULL ORDER BY seq DESC LIMIT 200)
-       WHERE fingerprint_distance(fingerprint, ?) <= ? LIMIT ?`,
-    ).all(titleKey, fingerprint, maxBits, limit) as { seq: number }[];
-    return this.documentsBySeq(close.map((row) => row.seq)).map(toDocument);
+    // The 200 newest records with the title (from the covering index, or the writer's title
+    // windows), compared by fingerprint; whole rows (with their text) only for the few that are close.
+    const close = (other: string) => fingerprintDistance(other, fingerprint) <= maxBits;
+    const load = () =>
+      this.statement(`SELECT seq, fingerprint FROM documents WHERE title_key = ? AND duplicate_of IS NULL ORDER BY seq DESC LIMIT ${NEAR_DUPLICATE_WINDOW}`).all(
+        titleKey,
+      ) as { seq: number; fingerprint: string | null }[];
+    // Only inside a write transaction does this connection see every change to the windows.
+    const seqs = this.db.isTransaction && !this.readOnly ? this.titleWindows.closest(titleKey, close, limit, load) : closestOf(load(), close, limit);
+    return this.documentsBySeq(seqs).map(toDocument);
   }
 
   async addAlias(aliasId: string, url: string, primaryId: string): Promise<void> {
@@ -426,6 +448,7 @@ export class SqliteIndex implements DocumentIndex {
 
   async remove(id: string): Promise<boolean> {
     return this.transaction(() => {
+      this.titleWindows.clear();
       const row = this.statement('SELECT seq FROM documents WHERE id = ?').get(id) as { seq: number } | undefined;
       if (!row) return false;
       this.statement('DELETE FROM documents_fts WHERE rowid = ?').run(row.seq);
@@ -477,7 +500,9 @@ export class SqliteIndex implements DocumentIndex {
     const scoreLists = await this.buildScoreLists(options.threads);
     const deepMinMatches = options.deepHeadMinMatches ?? DEEP_HEAD_MIN_MATCHES;
     const ranker = this.headTermRanker(deepMinMatches) ?? undefined;
-    const headTerms = await buildHeadTerms(this.db, this.file, { minMatches: options.headTermMinMatches, deepMinMatches, threads: options.threads, ranker });
+    const lists = ranker && this.freshScoreLists();
+    const words = lists ? (minMatches: number) => lists.lists.tokensWithAtLeast(minMatches) : undefined;
+    const headTerms = await buildHeadTerms(this.db, this.file, { minMatches: options.headTermMinMatches, deepMinMatches, threads: options.threads, ranker, words });
     return { ...headTerms, scoreLists };
   }
 
@@ -527,6 +552,10 @@ export interface IndexSnapshot {
   documents(): Iterable<StoredDocument>;
   aliases(): Iterable<{ aliasId: string; url: string; documentId: string }>;
   lastDocumentChange: string | null;
+}
+
+function closestOf(window: { seq: number; fingerprint: string | null }[], close: (fingerprint: string) => boolean, limit: number): number[] {
+  return window.filter((row) => row.fingerprint !== null && close(row.fingerprint)).slice(0, limit).map((row) => row.seq);
 }
 
 function* iterateRows<R, T>(rows: Iterable<R>, convert: (row: R) => T): Generator<T> {

@@ -28,9 +28,15 @@ export interface ListBlocks {
   starts: Uint32Array;
   /** The list's documents as a bit set, kept for long lists (short ones are set bit by bit). */
   bits: Int32Array | null;
-  /** Each posting's score: a blocked query adds them up rather than computing bm25 posting by posting. */
-  scores: Float64Array;
+  /**
+   * Each posting's score, kept for lists of up to SCORED_LIST_MAX postings: a blocked query adds
+   * them up rather than computing bm25 posting by posting. Longer lists (a million documents'
+   * common words) compute them as they go: 8 bytes a posting would crowd the list cache.
+   */
+  scores: Float64Array | null;
 }
+
+const SCORED_LIST_MAX = 1 << 16;
 
 export function bitSetWords(maxSeq: number): number {
   return (maxSeq >>> 5) + 1;
@@ -48,7 +54,7 @@ export function blocksOf(list: PostingList, lengthNorm: Float64Array, maxSeq: nu
   const starts = new Uint32Array(blocks + 1);
   const bits = list.seqs.length >= words ? new Int32Array(words) : null;
   const { seqs, frequencies } = list;
-  const scores = list.scores ?? new Float64Array(seqs.length);
+  const scores = list.scores ?? (seqs.length <= SCORED_LIST_MAX ? new Float64Array(seqs.length) : null);
   const idf = list.idf ?? 0;
   let block = 0;
   for (let i = 0; i < seqs.length; i++) {
@@ -56,7 +62,8 @@ export function blocksOf(list: PostingList, lengthNorm: Float64Array, maxSeq: nu
     const at = seq >>> BLOCK_BITS;
     while (block < at) starts[++block] = i;
     if (bits) bits[seq >>> 5] |= 1 << (seq & 31);
-    const score = list.scores ? scores[i] : (scores[i] = phraseScore(idf, frequencies![i], lengthNorm[seq]));
+    const score = list.scores ? list.scores[i] : phraseScore(idf, frequencies![i], lengthNorm[seq]);
+    if (scores) scores[i] = score;
     if (score > maxima[at]) maxima[at] = score;
   }
   while (block < blocks) starts[++block] = seqs.length;
@@ -64,7 +71,7 @@ export function blocksOf(list: PostingList, lengthNorm: Float64Array, maxSeq: nu
 }
 
 export function listBlocksBytes(blocks: ListBlocks, list: PostingList): number {
-  const ownScores = blocks.scores === list.scores ? 0 : blocks.scores.byteLength;
+  const ownScores = !blocks.scores || blocks.scores === list.scores ? 0 : blocks.scores.byteLength;
   return blocks.maxima.byteLength + blocks.starts.byteLength + (blocks.bits?.byteLength ?? 0) + ownScores;
 }
 
@@ -195,6 +202,7 @@ export function blockedTopK(
   words: BlockedWord[],
   filter: Int32Array | null,
   wanted: number,
+  lengthNorm: Float64Array,
   scratch: { score: Float64Array; matches: Int32Array; wordBits: Int32Array; keys: Float64Array },
 ): BlockedPage {
   const { score, matches, wordBits } = scratch;
@@ -225,9 +233,17 @@ export function blockedTopK(
     // a walk of the lists, and a row that does not match is never read (no test per posting).
     for (const word of words) {
       for (let i = 0; i < word.lists.length; i++) {
-        const seqs = word.lists[i].seqs;
+        const list = word.lists[i];
+        const seqs = list.seqs;
         const { starts, scores } = word.blocks[i];
-        for (let p = starts[block], end = starts[block + 1]; p < end; p++) score[seqs[p]] += scores[p];
+        const end = starts[block + 1];
+        if (scores) {
+          for (let p = starts[block]; p < end; p++) score[seqs[p]] += scores[p];
+        } else {
+          const frequencies = list.frequencies!;
+          const idf = list.idf ?? 0;
+          for (let p = starts[block]; p < end; p++) score[seqs[p]] += phraseScore(idf, frequencies[p], lengthNorm[seqs[p]]);
+        }
       }
     }
     for (let w = firstWord; w < lastWord; w++) {

@@ -258,11 +258,11 @@ export class ListSearcher {
     return bits;
   }
 
-  private scratch: Parameters<typeof blockedTopK>[3] | null = null;
+  private scratch: Parameters<typeof blockedTopK>[4] | null = null;
   private readonly listBlocks = new WeakMap<PostingList, ListBlocks>();
 
   private blocked(words: Phrase[][], filter: Int32Array | null, wanted: number) {
-    const { maxSeq } = this.lists;
+    const { maxSeq, lengthNorm } = this.lists;
     this.scratch ??= {
       score: this.score,
       matches: new Int32Array(bitSetWords(maxSeq)),
@@ -273,7 +273,7 @@ export class ListSearcher {
       const lists = phrases.map((phrase) => this.listOf(phrase));
       return { lists, blocks: lists.map((list, i) => this.blocksOf(phrases[i], list)) };
     });
-    return blockedTopK(blockedWords, filter, wanted, this.scratch);
+    return blockedTopK(blockedWords, filter, wanted, lengthNorm, this.scratch);
   }
 
   /** A list's block maxima and bit set, made on its first blocked query and kept while the list is cached. */

@@ -75,10 +75,7 @@ export class ListSearcher {
     const wanted = query.offset + query.limit + 1;
     let seqs: number[];
     let total: number;
-    // One word without filters scores every posting either way (its head list answers it when it is
-    // served; the head-term build ranks it here): bit sets and block bounds would only cost.
-    const oneWordAlone = words.length === 1 && !passes;
-    if (!oneWordAlone && firstWord >= this.blockedFrom && (!facet || facet.size >= this.blockedFrom) && wanted <= BLOCKED_MAX_WANTED) {
+    if (firstWord >= this.blockedFrom && (!facet || facet.size >= this.blockedFrom) && wanted <= BLOCKED_MAX_WANTED) {
       // Many matches for a page near the top: block-max top-k, the total from bit sets.
       const page = this.blocked(words, passes ? this.filterBits(query, passes, facet) : null, wanted);
       seqs = page.best.slice(query.offset);

@@ -12,7 +12,7 @@ import { ScoreLists, scoreListsFile, writeScoreLists, type PhraseSide, type Post
 import { buildHeadTerms, DEEP_HEAD_LIST_LENGTH, DEEP_HEAD_MIN_MATCHES, HEAD_LIST_LENGTH, hasFilters, readHeadList, type HeadList, type HeadTermRanker, type HeadTermsBuild } from './head-terms.ts';
 import { prefixed, ROW_COLUMNS, ROW_PARAMS, signatureOf, toDocument, toRow, type DocumentRow } from './rows.ts';
 import { checkSchemaVersion, createSchema } from './schema.ts';
-import { TitleWindows } from './title-windows.ts';
+import { closestOf, TitleWindows, type WindowRecord } from './title-windows.ts';
 
 export interface SqliteIndexOptions {
   /** Path of the database file, or ":memory:". */
@@ -112,13 +112,18 @@ export class SqliteIndex implements DocumentIndex {
 
   private lastReadState: ReadState | null = null;
 
+  /** Changes when another connection commits to the file (never with this connection's own commits). */
+  private dataVersion(): number {
+    return Number((this.statement('PRAGMA data_version').get() as { data_version: number }).data_version);
+  }
+
   /**
    * A reader checks the generations of the score and head lists only when the file has changed
    * since its last search (a 2 µs pragma instead of reading them), and keeps the head lists it
    * has decoded. The writer's own commits do not change data_version: it looks every time.
    */
   private readState(): ReadState {
-    const version = this.readOnly ? Number((this.statement('PRAGMA data_version').get() as { data_version: number }).data_version) : -1;
+    const version = this.readOnly ? this.dataVersion() : -1;
     if (this.lastReadState && this.lastReadState.version === version && version >= 0) return this.lastReadState;
     this.lastReadState = { version, lists: this.freshScoreLists(), headLists: new Map(), headListBytes: 0 };
     return this.lastReadState;
@@ -364,7 +369,7 @@ export class SqliteIndex implements DocumentIndex {
   /** Starts a write transaction; the title windows are dropped when another connection has written since. */
   private begin(): void {
     this.db.exec('BEGIN IMMEDIATE');
-    const version = Number((this.statement('PRAGMA data_version').get() as { data_version: number }).data_version);
+    const version = this.dataVersion();
     if (version !== this.writerDataVersion) this.titleWindows.clear();
     this.writerDataVersion = version;
   }
@@ -433,7 +438,7 @@ export class SqliteIndex implements DocumentIndex {
     const load = () =>
       this.statement(`SELECT seq, fingerprint FROM documents WHERE title_key = ? AND duplicate_of IS NULL ORDER BY seq DESC LIMIT ${NEAR_DUPLICATE_WINDOW}`).all(
         titleKey,
-      ) as { seq: number; fingerprint: string | null }[];
+      ) as unknown as WindowRecord[];
     // Only inside a write transaction does this connection see every change to the windows.
     const seqs = this.db.isTransaction && !this.readOnly ? this.titleWindows.closest(titleKey, close, limit, load) : closestOf(load(), close, limit);
     return this.documentsBySeq(seqs).map(toDocument);
@@ -499,8 +504,8 @@ export class SqliteIndex implements DocumentIndex {
     this.db.exec(`INSERT INTO documents_fts(documents_fts) VALUES ('optimize')`);
     const scoreLists = await this.buildScoreLists(options.threads);
     const deepMinMatches = options.deepHeadMinMatches ?? DEEP_HEAD_MIN_MATCHES;
-    const ranker = this.headTermRanker(deepMinMatches) ?? undefined;
-    const lists = ranker && this.freshScoreLists();
+    const lists = this.freshScoreLists();
+    const ranker = lists ? rankerOf(lists, deepMinMatches) : undefined;
     const words = lists ? (minMatches: number) => lists.lists.tokensWithAtLeast(minMatches) : undefined;
     const headTerms = await buildHeadTerms(this.db, this.file, { minMatches: options.headTermMinMatches, deepMinMatches, threads: options.threads, ranker, words });
     return { ...headTerms, scoreLists };
@@ -509,11 +514,7 @@ export class SqliteIndex implements DocumentIndex {
   /** Ranks a head term from the score lists (null while they are stale); a word that cannot reach the deep lists' bar only as deep as it will be kept. */
   headTermRanker(deepMinMatches: number): HeadTermRanker | null {
     const lists = this.freshScoreLists();
-    if (!lists) return null;
-    return (term) => {
-      const length = lists.matchesAtMost(term) >= deepMinMatches ? DEEP_HEAD_LIST_LENGTH : HEAD_LIST_LENGTH;
-      return lists.search({ terms: [term], order: 'relevance', limit: length - 1, offset: 0, countBudgetMs: Infinity });
-    };
+    return lists && rankerOf(lists, deepMinMatches);
   }
 
   /**
@@ -554,8 +555,11 @@ export interface IndexSnapshot {
   lastDocumentChange: string | null;
 }
 
-function closestOf(window: { seq: number; fingerprint: string | null }[], close: (fingerprint: string) => boolean, limit: number): number[] {
-  return window.filter((row) => row.fingerprint !== null && close(row.fingerprint)).slice(0, limit).map((row) => row.seq);
+function rankerOf(lists: ListSearcher, deepMinMatches: number): HeadTermRanker {
+  return (term) => {
+    const length = lists.matchesAtMost(term) >= deepMinMatches ? DEEP_HEAD_LIST_LENGTH : HEAD_LIST_LENGTH;
+    return lists.search({ terms: [term], order: 'relevance', limit: length - 1, offset: 0, countBudgetMs: Infinity });
+  };
 }
 
 function* iterateRows<R, T>(rows: Iterable<R>, convert: (row: R) => T): Generator<T> {

@@ -5,13 +5,24 @@
 // A window is read once and then kept up to date as records are added; anything else that changes
 // records (an update, a removal, a rollback, another connection's commit) clears all windows.
 
-interface Window {
-  seqs: number[];
-  fingerprints: (string | null)[];
+export interface WindowRecord {
+  seq: number;
+  fingerprint: string | null;
+}
+
+/** Row ids of the records (newest first) whose fingerprint passes `close`, at most `limit`. */
+export function closestOf(window: WindowRecord[], close: (fingerprint: string) => boolean, limit: number): number[] {
+  const found: number[] = [];
+  for (const record of window) {
+    if (found.length >= limit) break;
+    if (record.fingerprint !== null && close(record.fingerprint)) found.push(record.seq);
+  }
+  return found;
 }
 
 export class TitleWindows {
-  private readonly windows = new Map<string, Window>();
+  /** Per title key, its newest records, newest first. */
+  private readonly windows = new Map<string, WindowRecord[]>();
   private entries = 0;
   private readonly size: number;
   private readonly maxEntries: number;
@@ -27,36 +38,25 @@ export class TitleWindows {
     this.entries = 0;
   }
 
-  /**
-   * Row ids of the newest records of `key` whose fingerprint passes `close`, newest first, at most
-   * `limit`; `load` reads the window (newest first) when it is not held.
-   */
-  closest(key: string, close: (fingerprint: string) => boolean, limit: number, load: () => { seq: number; fingerprint: string | null }[]): number[] {
+  /** closestOf over the window of `key`; `load` reads the window (newest first) when it is not held. */
+  closest(key: string, close: (fingerprint: string) => boolean, limit: number, load: () => WindowRecord[]): number[] {
     let window = this.windows.get(key);
     if (!window) {
-      const rows = load().reverse();
-      window = { seqs: rows.map((row) => row.seq), fingerprints: rows.map((row) => row.fingerprint) };
+      window = load();
       this.windows.set(key, window);
-      this.entries += rows.length;
+      this.entries += window.length;
       this.evict();
     }
-    const found: number[] = [];
-    for (let i = window.seqs.length - 1; i >= 0 && found.length < limit; i--) {
-      const fingerprint = window.fingerprints[i];
-      if (fingerprint !== null && close(fingerprint)) found.push(window.seqs[i]);
-    }
-    return found;
+    return closestOf(window, close, limit);
   }
 
   /** A new primary record (the newest of its title), if its title's window is held. */
   added(key: string, seq: number, fingerprint: string | null): void {
     const window = this.windows.get(key);
     if (!window) return;
-    window.seqs.push(seq);
-    window.fingerprints.push(fingerprint);
-    if (window.seqs.length > this.size) {
-      window.seqs.shift();
-      window.fingerprints.shift();
+    window.unshift({ seq, fingerprint });
+    if (window.length > this.size) {
+      window.pop();
     } else {
       this.entries++;
       this.evict();
@@ -67,7 +67,7 @@ export class TitleWindows {
     for (const [key, window] of this.windows) {
       if (this.entries <= this.maxEntries) break;
       this.windows.delete(key);
-      this.entries -= window.seqs.length;
+      this.entries -= window.length;
     }
   }
 }

@@ -72,6 +72,8 @@ export async function ingestInputs(
       concurrency: run.workers * 4,
       onEvent: progress.onEvent,
     });
+    // The extraction workers' memory is not needed for the merge: give it back first.
+    await pool.close();
     if (index instanceof SqliteIndex) {
       const started = performance.now();
       const built = await index.optimize();

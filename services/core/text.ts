@@ -80,11 +80,23 @@ export function bitCount(x: number): number {
   return (Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24) & 0xff;
 }
 
+/** A fingerprint as its two 32-bit halves: parsed once, compared many times. */
+export interface FingerprintBits {
+  high: number;
+  low: number;
+}
+
+export function fingerprintBits(hex: string): FingerprintBits {
+  return { high: parseInt(hex.slice(0, 8), 16), low: parseInt(hex.slice(8, 16), 16) };
+}
+
+export function bitsApart(a: FingerprintBits, b: FingerprintBits): number {
+  return bitCount((a.high ^ b.high) >>> 0) + bitCount((a.low ^ b.low) >>> 0);
+}
+
 /** Bits in which two fingerprints (16 hex digits) differ. */
 export function fingerprintDistance(a: string, b: string): number {
-  return (
-    bitCount((parseInt(a.slice(0, 8), 16) ^ parseInt(b.slice(0, 8), 16)) >>> 0) + bitCount((parseInt(a.slice(8, 16), 16) ^ parseInt(b.slice(8, 16), 16)) >>> 0)
-  );
+  return bitsApart(fingerprintBits(a), fingerprintBits(b));
 }
 
 /** Key of a normalised title: near-duplicate candidates are the records with the same key. */
@@ -93,23 +105,34 @@ export function titleKeyOf(title: string): string {
 }
 
 /** Jaccard overlap of word 3-shingles (hashed): confirms a candidate before two texts are merged. */
-export function shingleSimilarity(a: string | Set<number>, b: string | Set<number>): number {
+export function shingleSimilarity(a: string | Uint32Array, b: string | Uint32Array): number {
   const setA = typeof a === 'string' ? shingleSet(a) : a;
   const setB = typeof b === 'string' ? shingleSet(b) : b;
-  if (setA.size === 0 && setB.size === 0) return 1;
+  if (setA.length === 0 && setB.length === 0) return 1;
   let shared = 0;
-  for (const shingle of setA) if (setB.has(shingle)) shared++;
-  return shared / (setA.size + setB.size - shared);
+  for (let i = 0, j = 0; i < setA.length && j < setB.length; ) {
+    if (setA[i] === setB[j]) {
+      shared++;
+      i++;
+      j++;
+    } else if (setA[i] < setB[j]) i++;
+    else j++;
+  }
+  return shared / (setA.length + setB.length - shared);
 }
 
-export function shingleSet(text: string): Set<number> {
+/** A text's hashed word 3-shingles, sorted and without repeats (two sets meet in one merge). */
+export function shingleSet(text: string): Uint32Array {
   const { high } = wordHashes(text);
-  const shingles = new Set<number>();
-  for (let i = 0; i + SHINGLE <= high.length; i++) {
+  const shingles = new Uint32Array(Math.max(0, high.length - SHINGLE + 1));
+  for (let i = 0; i < shingles.length; i++) {
     let h = Math.imul(high[i] ^ 0x9e3779b9, 0x85ebca6b);
     h = Math.imul(h ^ high[i + 1] ^ (h >>> 13), 0xc2b2ae35);
     h = Math.imul(h ^ high[i + 2] ^ (h >>> 16), 0x27d4eb2f);
-    shingles.add((h ^ (h >>> 15)) >>> 0);
+    shingles[i] = (h ^ (h >>> 15)) >>> 0;
   }
-  return shingles;
+  shingles.sort();
+  let unique = 0;
+  for (let i = 0; i < shingles.length; i++) if (i === 0 || shingles[i] !== shingles[i - 1]) shingles[unique++] = shingles[i];
+  return shingles.slice(0, unique);
 }

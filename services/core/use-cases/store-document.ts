@@ -15,6 +15,25 @@ const NEAR_DUPLICATE_CANDIDATES = 20;
 // 64 SimHash bits, a page fetched twice with another footer line in a few.
 const NEAR_DUPLICATE_MAX_BITS = 10;
 
+/**
+ * Shingles of the texts compared last, by text: a common title's newest records are the
+ * candidates of every newcomer with that title, and each is shingled once instead of every time.
+ */
+const recentShingles = new Map<string, Uint32Array>();
+const RECENT_SHINGLE_TEXTS = 1024;
+
+function shinglesOf(text: string): Uint32Array {
+  let shingles = recentShingles.get(text);
+  if (shingles) {
+    recentShingles.delete(text);
+  } else {
+    shingles = shingleSet(text);
+    if (recentShingles.size >= RECENT_SHINGLE_TEXTS) recentShingles.delete(recentShingles.keys().next().value!);
+  }
+  recentShingles.set(text, shingles);
+  return shingles;
+}
+
 export async function storeDocument(index: DocumentIndex, doc: StoredDocument): Promise<StoreOutcome> {
   const fetchedUrl = typeof doc.content.fetched_url === 'string' ? doc.content.fetched_url : null;
   if (fetchedUrl) {
@@ -39,9 +58,9 @@ export async function storeDocument(index: DocumentIndex, doc: StoredDocument): 
     // with another footer line). Pages that share one text under different names (man page aliases
     // such as bunzip2/bzip2recover) are different documents to a searcher.
     const candidates = await index.findNearDuplicateCandidates(titleKeyOf(doc.title), doc.fingerprint, NEAR_DUPLICATE_MAX_BITS, NEAR_DUPLICATE_CANDIDATES);
-    const shingles = candidates.length ? shingleSet(doc.text) : null;
+    const shingles = candidates.length ? shinglesOf(doc.text) : null;
     const near = candidates.find(
-      (other) => other.id !== doc.id && !other.duplicateOf && shingleSimilarity(other.text, shingles!) >= NEAR_DUPLICATE_SIMILARITY,
+      (other) => other.id !== doc.id && !other.duplicateOf && shingleSimilarity(shinglesOf(other.text), shingles!) >= NEAR_DUPLICATE_SIMILARITY,
     );
     if (near) record = { ...doc, duplicateOf: near.id };
   }

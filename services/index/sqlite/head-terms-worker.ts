@@ -8,7 +8,8 @@ import { headListOf, rankHeadTerm, type HeadTermsShare } from './head-terms.ts';
 import { SqliteIndex } from './sqlite-index.ts';
 
 const { file, words, minMatches, deepMinMatches, fromLists } = workerData as HeadTermsShare;
-const index = fromLists ? new SqliteIndex({ file, readOnly: true }) : null;
+// Each word is ranked once; only base forms that several words share are read again: a small list cache.
+const index = fromLists ? new SqliteIndex({ file, readOnly: true, listCacheBytes: 16 * 2 ** 20 }) : null;
 const ranker = index?.headTermRanker(deepMinMatches) ?? null;
 if (ranker) {
   for (const [expression, term] of words) parentPort!.postMessage({ expression, list: headListOf(ranker(term), minMatches, deepMinMatches) });

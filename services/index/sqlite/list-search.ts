@@ -17,7 +17,7 @@ const MAX_WORDS = 30;
  * Lists kept per reader, by bytes (6 per document): the frequent words of a busy index stay in
  * memory — at a million documents, the most frequent 20 or so phrases.
  */
-const CACHE_BYTES = 128 * 2 ** 20;
+export const LIST_CACHE_BYTES = 128 * 2 ** 20;
 /** A token FTS5's ascii tokenizer reads as one token (letters, digits, '_', any non-ASCII). */
 const SINGLE_TOKEN = /^[a-z0-9_\u0080-\uffff]+$/;
 
@@ -47,18 +47,20 @@ export class ListSearcher {
   private epoch = 0;
   private readonly cache = new Map<string, PostingList>();
   private cachedBytes = 0;
+  private readonly cacheBytes: number;
   /** From this many documents of the rarest word on, a query takes the block-max path. */
   private readonly blockedFrom: number;
 
-  constructor(lists: ScoreLists, unlisted: UnlistedPhrase, blockedFrom?: number) {
+  constructor(lists: ScoreLists, unlisted: UnlistedPhrase, options: { blockedFrom?: number; cacheBytes?: number } = {}) {
     this.lists = lists;
     this.unlisted = unlisted;
+    this.cacheBytes = options.cacheBytes ?? LIST_CACHE_BYTES;
     const size = lists.maxSeq + 1;
     this.mark = new Uint8Array(size);
     this.score = new Float64Array(size);
     this.candidates = new Uint32Array(size);
     this.reached = new Uint32Array(size);
-    this.blockedFrom = blockedFrom ?? Math.max(BLOCKED_MIN_DOCUMENTS, Math.round(size / 64));
+    this.blockedFrom = options.blockedFrom ?? Math.max(BLOCKED_MIN_DOCUMENTS, Math.round(size / 64));
   }
 
   /** The page of `query`, or null when this path does not take it (FTS5 answers instead). */
@@ -197,11 +199,11 @@ export class ListSearcher {
     }
     const list = this.lists.read(phrase.side, phrase.token) ?? this.unlisted(phrase.side, phrase.token);
     const bytes = postingListBytes(list);
-    if (bytes <= CACHE_BYTES / 8) {
+    if (bytes <= this.cacheBytes / 8) {
       this.cache.set(key, list);
       this.cachedBytes += bytes;
       for (const [oldest, entry] of this.cache) {
-        if (this.cachedBytes <= CACHE_BYTES) break;
+        if (this.cachedBytes <= this.cacheBytes) break;
         this.cache.delete(oldest);
         const blocks = this.listBlocks.get(entry);
         this.cachedBytes -= postingListBytes(entry) + (blocks ? listBlocksBytes(blocks, entry) : 0);

@@ -4,7 +4,7 @@ import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { analyzeForIndex } from '../../core/analysis/index.ts';
 import type { StoredDocument } from '../../core/document.ts';
 import type { DocumentIndex, IndexHit, IndexQuery, IndexSearchResult, IndexStats, SourceCount, WriteOutcome } from '../../core/index-port.ts';
-import { fingerprintDistance } from '../../core/text.ts';
+import { fingerprintBits } from '../../core/text.ts';
 import { buildExactMatch, buildMatch, buildTitleMatch, facetsOf, phraseMatch, termMatch } from './fts-query.ts';
 import { Fts5FormatError } from './fts5-postings.ts';
 import { ListSearcher } from './list-search.ts';
@@ -12,7 +12,7 @@ import { ScoreLists, scoreListsFile, writeScoreLists, type PhraseSide, type Post
 import { buildHeadTerms, DEEP_HEAD_LIST_LENGTH, DEEP_HEAD_MIN_MATCHES, HEAD_LIST_LENGTH, hasFilters, readHeadList, type HeadList, type HeadTermRanker, type HeadTermsBuild } from './head-terms.ts';
 import { prefixed, ROW_COLUMNS, ROW_PARAMS, signatureOf, toDocument, toRow, type DocumentRow } from './rows.ts';
 import { checkSchemaVersion, createSchema } from './schema.ts';
-import { closestOf, TitleWindows, type WindowRecord } from './title-windows.ts';
+import { closestOf, TitleWindows, windowRecord } from './title-windows.ts';
 
 export interface SqliteIndexOptions {
   /** Path of the database file, or ":memory:". */
@@ -23,6 +23,8 @@ export interface SqliteIndexOptions {
   readOnly?: boolean;
   /** From how many documents of its rarest word a query takes the block-max path (default: list-search.ts; tests lower it). */
   blockedFrom?: number;
+  /** Bytes of posting lists a reader keeps decoded (default: list-search.ts). */
+  listCacheBytes?: number;
 }
 
 const RANK_ALL_UP_TO = 4000;
@@ -55,6 +57,7 @@ export class SqliteIndex implements DocumentIndex {
   readonly file: string;
   private readonly rankAllUpTo: number;
   private readonly blockedFrom: number | undefined;
+  private readonly listCacheBytes: number | undefined;
   private readonly readOnly: boolean;
   private readonly db: DatabaseSync;
   private readonly statements = new Map<string, StatementSync>();
@@ -63,6 +66,7 @@ export class SqliteIndex implements DocumentIndex {
     this.file = options.file;
     this.rankAllUpTo = options.rankAllUpTo ?? RANK_ALL_UP_TO;
     this.blockedFrom = options.blockedFrom;
+    this.listCacheBytes = options.listCacheBytes;
     this.readOnly = options.readOnly ?? false;
     if (options.file !== ':memory:' && !options.readOnly) mkdirSync(dirname(options.file), { recursive: true });
     if (options.readOnly) {
@@ -147,7 +151,10 @@ export class SqliteIndex implements DocumentIndex {
       opened?.close();
       return null;
     }
-    this.scoreLists = new ListSearcher(opened, (side, token) => this.unlistedPhrase(side, token), this.blockedFrom);
+    this.scoreLists = new ListSearcher(opened, (side, token) => this.unlistedPhrase(side, token), {
+      blockedFrom: this.blockedFrom,
+      cacheBytes: this.listCacheBytes,
+    });
     return this.scoreLists;
   }
 
@@ -434,13 +441,19 @@ export class SqliteIndex implements DocumentIndex {
   async findNearDuplicateCandidates(titleKey: string, fingerprint: string, maxBits: number, limit: number): Promise<StoredDocument[]> {
     // The 200 newest records with the title (from the covering index, or the writer's title
     // windows), compared by fingerprint; whole rows (with their text) only for the few that are close.
-    const close = (other: string) => fingerprintDistance(other, fingerprint) <= maxBits;
+    const target = fingerprintBits(fingerprint);
     const load = () =>
-      this.statement(`SELECT seq, fingerprint FROM documents WHERE title_key = ? AND duplicate_of IS NULL ORDER BY seq DESC LIMIT ${NEAR_DUPLICATE_WINDOW}`).all(
-        titleKey,
-      ) as unknown as WindowRecord[];
+      (
+        this.statement(`SELECT seq, fingerprint FROM documents WHERE title_key = ? AND duplicate_of IS NULL ORDER BY seq DESC LIMIT ${NEAR_DUPLICATE_WINDOW}`).all(titleKey) as {
+          seq: number;
+          fingerprint: string | null;
+        }[]
+      ).map((row) => windowRecord(row.seq, row.fingerprint));
     // Only inside a write transaction does this connection see every change to the windows.
-    const seqs = this.db.isTransaction && !this.readOnly ? this.titleWindows.closest(titleKey, close, limit, load) : closestOf(load(), close, limit);
+    const seqs =
+      this.db.isTransaction && !this.readOnly
+        ? this.titleWindows.closest(titleKey, target, maxBits, limit, load)
+        : closestOf(load(), target, maxBits, limit);
     return this.documentsBySeq(seqs).map(toDocument);
   }
 

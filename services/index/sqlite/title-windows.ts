@@ -5,17 +5,24 @@
 // A window is read once and then kept up to date as records are added; anything else that changes
 // records (an update, a removal, a rollback, another connection's commit) clears all windows.
 
+import { bitsApart, fingerprintBits, type FingerprintBits } from '../../core/text.ts';
+
 export interface WindowRecord {
   seq: number;
-  fingerprint: string | null;
+  /** The fingerprint parsed once (a record is compared with every later one of its title); null for short texts. */
+  bits: FingerprintBits | null;
 }
 
-/** Row ids of the records (newest first) whose fingerprint passes `close`, at most `limit`. */
-export function closestOf(window: WindowRecord[], close: (fingerprint: string) => boolean, limit: number): number[] {
+export function windowRecord(seq: number, fingerprint: string | null): WindowRecord {
+  return { seq, bits: fingerprint === null ? null : fingerprintBits(fingerprint) };
+}
+
+/** Row ids of the records (newest first) whose fingerprint is at most `maxBits` from `target`, at most `limit`. */
+export function closestOf(window: WindowRecord[], target: FingerprintBits, maxBits: number, limit: number): number[] {
   const found: number[] = [];
   for (const record of window) {
     if (found.length >= limit) break;
-    if (record.fingerprint !== null && close(record.fingerprint)) found.push(record.seq);
+    if (record.bits !== null && bitsApart(record.bits, target) <= maxBits) found.push(record.seq);
   }
   return found;
 }
@@ -39,7 +46,7 @@ export class TitleWindows {
   }
 
   /** closestOf over the window of `key`; `load` reads the window (newest first) when it is not held. */
-  closest(key: string, close: (fingerprint: string) => boolean, limit: number, load: () => WindowRecord[]): number[] {
+  closest(key: string, target: FingerprintBits, maxBits: number, limit: number, load: () => WindowRecord[]): number[] {
     let window = this.windows.get(key);
     if (!window) {
       window = load();
@@ -47,14 +54,14 @@ export class TitleWindows {
       this.entries += window.length;
       this.evict();
     }
-    return closestOf(window, close, limit);
+    return closestOf(window, target, maxBits, limit);
   }
 
   /** A new primary record (the newest of its title), if its title's window is held. */
   added(key: string, seq: number, fingerprint: string | null): void {
     const window = this.windows.get(key);
     if (!window) return;
-    window.unshift({ seq, fingerprint });
+    window.unshift(windowRecord(seq, fingerprint));
     if (window.length > this.size) {
       window.pop();
     } else {

@@ -342,6 +342,33 @@ describe('sqlite index: its own behaviour', () => {
     await reader.close();
   });
 
+  it('stores the time of the last change once per batch: seen inside the batch, by readers after its commit, never after a rollback', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'fundus-idx-')), 'index.sqlite');
+    const writer = new SqliteIndex({ file });
+    const reader = new SqliteIndex({ file, readOnly: true });
+    const at = (day: number) => `2026-11-${String(day).padStart(2, '0')}T08:00:00.000Z`;
+    const doc = (i: number, day: number) => ({ ...makeDoc({ ...CONTRACT_DOCS[i], url: `https://batch.example/${i}` }), changedAt: at(day) });
+    await writer.writeBatch(async () => {
+      await writer.put(doc(0, 12));
+      await writer.put(doc(1, 14));
+      await writer.put(doc(2, 13));
+      expect((await writer.stats()).lastDocumentChange).toBe(at(14));
+      expect((await reader.stats()).lastDocumentChange).toBeNull();
+    });
+    expect((await reader.stats()).lastDocumentChange).toBe(at(14));
+    await expect(
+      writer.writeBatch(async () => {
+        await writer.put(doc(3, 20));
+        throw new Error('batch fails');
+      }),
+    ).rejects.toThrow('batch fails');
+    await writer.put(doc(4, 10)); // older than what is stored: the newest stays
+    expect((await reader.stats())).toMatchObject({ documents: 4, lastDocumentChange: at(14) });
+    expect((await writer.stats()).lastDocumentChange).toBe(at(14));
+    await writer.close();
+    await reader.close();
+  });
+
   it('creates an empty index when a reader starts first', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'fundus-idx-')), 'index.sqlite');
     const reader = new SqliteIndex({ file, readOnly: true });

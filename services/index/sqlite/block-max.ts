@@ -3,16 +3,25 @@ import { phraseScore, type PostingList } from './score-lists.ts';
 
 // Block-max top-k over the score lists (Ding & Suel, "Faster top-k document retrieval using
 // block-max indexes", SIGIR 2011), for queries that match a large share of the collection: every
-// phrase list knows, per block of 128 consecutive row ids, its highest score there. A query first
+// phrase list knows, per block of 32 to 128 consecutive row ids, its highest score there. A query first
 // finds its matches as a bit set (the AND of its words' bit sets and of its filters' bit set), so
 // the total is a pop count. It then visits the blocks that hold matches from the highest bound
 // down, scores their matches exactly, and stops when no remaining block can reach the page: at a
 // million documents, "in der und das" scores 45 of 7708 blocks. The result equals walking every
 // list (list-search.ts): the same scores, summed in the same order, the same tie rule.
 
-const BLOCK_BITS = 7;
-/** 32-bit words of the match bit set per block. */
-const WORDS_PER_BLOCK = 1 << (BLOCK_BITS - 5);
+/**
+ * Row ids per block, as a power of two: 32 in a small collection (tight bounds: at 100k documents,
+ * "oder nicht" scores 569 of 3093 blocks, not 619 of 774 with blocks of 128), up to 128 in a
+ * large one, so that there are at most about 8192 blocks — a list's maxima and starts, and the
+ * sort of a query's blocks, stay small (at a million documents, finer blocks cost more than they
+ * saved).
+ */
+export function blockBitsFor(maxSeq: number): number {
+  let bits = 5;
+  while (bits < 7 && maxSeq >>> bits > 8192) bits++;
+  return bits;
+}
 /**
  * Bounds are compared with scores after a tiny upward nudge: a sum of block maxima rounds
  * differently from the sum of one document's scores, and the nudge also leaves room for the
@@ -42,13 +51,14 @@ export function bitSetWords(maxSeq: number): number {
   return (maxSeq >>> 5) + 1;
 }
 
-function blockCount(maxSeq: number): number {
-  return (maxSeq >>> BLOCK_BITS) + 1;
+export function blockCount(maxSeq: number): number {
+  return (maxSeq >>> blockBitsFor(maxSeq)) + 1;
 }
 
 /** One pass over a list: its block maxima, block starts and (when long) its bit set. */
 export function blocksOf(list: PostingList, lengthNorm: Float64Array, maxSeq: number): ListBlocks {
   const blocks = blockCount(maxSeq);
+  const blockBits = blockBitsFor(maxSeq);
   const words = bitSetWords(maxSeq);
   const maxima = new Float64Array(blocks);
   const starts = new Uint32Array(blocks + 1);
@@ -59,7 +69,7 @@ export function blocksOf(list: PostingList, lengthNorm: Float64Array, maxSeq: nu
   let block = 0;
   for (let i = 0; i < seqs.length; i++) {
     const seq = seqs[i];
-    const at = seq >>> BLOCK_BITS;
+    const at = seq >>> blockBits;
     while (block < at) starts[++block] = i;
     if (bits) bits[seq >>> 5] |= 1 << (seq & 31);
     const score = list.scores ? list.scores[i] : phraseScore(idf, frequencies![i], lengthNorm[seq]);
@@ -163,15 +173,15 @@ class TopK {
  * one float (the number in the lowest mantissa bits of the nudged bound), so the engine's native
  * sort of a Float64Array does it. Returns the keys, ascending: read them from the end.
  */
-function blockOrder(matches: Int32Array, words: BlockedWord[], keys: Float64Array): Float64Array {
+function blockOrder(matches: Int32Array, words: BlockedWord[], keys: Float64Array, wordsPerBlock: number): Float64Array {
   const halves = new Uint32Array(2);
   const key = new Float64Array(halves.buffer);
   const blocks = keys.length;
   let n = 0;
   for (let b = 0; b < blocks; b++) {
-    const w = b * WORDS_PER_BLOCK;
+    const w = b * wordsPerBlock;
     let any = 0;
-    for (let i = 0; i < WORDS_PER_BLOCK && w + i < matches.length; i++) any |= matches[w + i];
+    for (let i = 0; i < wordsPerBlock && w + i < matches.length; i++) any |= matches[w + i];
     if (any === 0) continue;
     let bound = 0;
     for (const word of words) for (const list of word.blocks) bound += list.maxima[b];
@@ -203,9 +213,10 @@ export function blockedTopK(
   filter: Int32Array | null,
   wanted: number,
   lengthNorm: Float64Array,
-  scratch: { score: Float64Array; matches: Int32Array; wordBits: Int32Array; keys: Float64Array },
+  scratch: { score: Float64Array; matches: Int32Array; wordBits: Int32Array; keys: Float64Array; blockBits: number },
 ): BlockedPage {
   const { score, matches, wordBits } = scratch;
+  const wordsPerBlock = 1 << (scratch.blockBits - 5);
   for (let k = 0; k < words.length; k++) {
     const target = k === 0 ? matches : wordBits;
     target.fill(0);
@@ -216,7 +227,7 @@ export function blockedTopK(
   const total = countBits(matches);
   if (total === 0 || wanted <= 0) return { best: [], total };
 
-  const keys = blockOrder(matches, words, scratch.keys);
+  const keys = blockOrder(matches, words, scratch.keys, wordsPerBlock);
   const top = new TopK(Math.min(wanted, total), score);
   const halves = new Uint32Array(2);
   const unpack = { halves, key: new Float64Array(halves.buffer) };
@@ -224,8 +235,8 @@ export function blockedTopK(
     // A bound below the page's worst score ends the search; an equal one may still tie and win on row id.
     if (top.full && keys[r] < top.floor) break;
     const block = blockOf(keys[r], unpack);
-    const firstWord = block * WORDS_PER_BLOCK;
-    const lastWord = Math.min(firstWord + WORDS_PER_BLOCK, matches.length);
+    const firstWord = block * wordsPerBlock;
+    const lastWord = Math.min(firstWord + wordsPerBlock, matches.length);
     for (let w = firstWord; w < lastWord; w++) {
       for (let bits = matches[w]; bits !== 0; bits &= bits - 1) score[(w << 5) | (31 - Math.clz32(bits & -bits))] = 0;
     }

@@ -1,7 +1,7 @@
 import type { QueryTerm } from '../../core/analysis/index.ts';
 import type { IndexQuery } from '../../core/index-port.ts';
 import { hostSuffixes } from '../../core/urls.ts';
-import { better, bitSetWords, blockedTopK, blocksOf, listBlocksBytes, type BlockedWord, type ListBlocks } from './block-max.ts';
+import { better, bitSetWords, blockBitsFor, blockCount, blockedTopK, blocksOf, listBlocksBytes, type BlockedWord, type ListBlocks } from './block-max.ts';
 import { ageKey, normalizeTopic, phraseScore, postingListBytes, type FacetKind, type PhraseSide, type PostingList, type ScoreLists } from './score-lists.ts';
 
 // Ranks, filters and counts a query from the score lists (score-lists.ts). A query is an AND of
@@ -266,7 +266,8 @@ export class ListSearcher {
       score: this.score,
       matches: new Int32Array(bitSetWords(maxSeq)),
       wordBits: new Int32Array(bitSetWords(maxSeq)),
-      keys: new Float64Array((maxSeq >>> 7) + 1),
+      keys: new Float64Array(blockCount(maxSeq)),
+      blockBits: blockBitsFor(maxSeq),
     };
     const blockedWords: BlockedWord[] = words.map((phrases) => {
       const lists = phrases.map((phrase) => this.listOf(phrase));

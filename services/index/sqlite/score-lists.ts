@@ -22,7 +22,7 @@ import { siblingUrl } from './sibling.ts';
 const MAGIC = 'FUNDUSL1';
 const FORMAT_VERSION = 1;
 /** Weighted frequencies are stored doubled: every column weight × 2 is a whole number (schema.ts). */
-const FREQUENCY_SCALE = 2;
+export const FREQUENCY_SCALE = 2;
 
 export type PhraseSide = 'exact' | 'base';
 export type FacetKind = 'type' | 'host' | 'topic' | 'news';

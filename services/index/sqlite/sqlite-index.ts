@@ -349,7 +349,10 @@ export class SqliteIndex implements DocumentIndex {
       `SELECT count(*) AS documents, count(DISTINCT source_domain) AS sources FROM documents WHERE duplicate_of IS NULL`,
     ).get() as { documents: number; sources: number };
     const last = this.statement(`SELECT value FROM meta WHERE key = 'last_document_change'`).get() as { value: string } | undefined;
-    return { documents: Number(counts.documents), sources: Number(counts.sources), lastDocumentChange: last?.value ?? null };
+    // Inside a write batch, the newest change is not stored yet.
+    const stored = last?.value ?? null;
+    const lastDocumentChange = this.pendingChange !== null && (stored === null || this.pendingChange > stored) ? this.pendingChange : stored;
+    return { documents: Number(counts.documents), sources: Number(counts.sources), lastDocumentChange };
   }
 
   async put(doc: StoredDocument): Promise<WriteOutcome> {
@@ -384,11 +387,24 @@ export class SqliteIndex implements DocumentIndex {
   private rollback(): void {
     if (this.db.isTransaction) this.db.exec('ROLLBACK');
     this.titleWindows.clear();
+    this.pendingChange = null;
+  }
+
+  /** The newest change time of the documents written in the open transaction: stored once, at its commit. */
+  private pendingChange: string | null = null;
+
+  private noteChange(changedAt: string): void {
+    if (this.pendingChange === null || changedAt > this.pendingChange) this.pendingChange = changedAt;
   }
 
   /** Every commit makes a new generation of the index, so that readers know stored head lists are stale. */
   private commit(): void {
     this.statement(`INSERT INTO meta (key, value) VALUES ('generation', '1') ON CONFLICT(key) DO UPDATE SET value = value + 1`).run();
+    if (this.pendingChange !== null) {
+      this.statement(`INSERT INTO meta (key, value) VALUES ('last_document_change', ?1)
+        ON CONFLICT(key) DO UPDATE SET value = max(value, ?1)`).run(this.pendingChange);
+      this.pendingChange = null;
+    }
     this.db.exec('COMMIT');
   }
 
@@ -426,8 +442,7 @@ export class SqliteIndex implements DocumentIndex {
         'INSERT INTO documents_fts (rowid, title_exact, body_exact, title_base, body_base, facets) VALUES (?, ?, ?, ?, ?, ?)',
       ).run(seq, title.exact, body.exact, title.base, body.base, facetsOf(doc));
     }
-    this.statement(`INSERT INTO meta (key, value) VALUES ('last_document_change', ?1)
-      ON CONFLICT(key) DO UPDATE SET value = max(value, ?1)`).run(doc.changedAt);
+    this.noteChange(doc.changedAt);
     return existing ? 'updated' : 'added';
   }
 
@@ -472,8 +487,7 @@ export class SqliteIndex implements DocumentIndex {
       this.statement('DELETE FROM documents_fts WHERE rowid = ?').run(row.seq);
       this.statement('DELETE FROM documents WHERE seq = ?').run(row.seq);
       this.statement('DELETE FROM aliases WHERE document_id = ?').run(id);
-      this.statement(`INSERT INTO meta (key, value) VALUES ('last_document_change', ?1)
-        ON CONFLICT(key) DO UPDATE SET value = max(value, ?1)`).run(new Date().toISOString());
+      this.noteChange(new Date().toISOString());
       return true;
     });
   }

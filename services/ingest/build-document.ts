@@ -59,7 +59,8 @@ export function buildStoredDocument(item: IngestItem, extracted: ExtractedDocume
     duplicateOf: null,
     changedAt: now.toISOString(),
     ...(extracted.prepared && {
-      prepared: { title: title === extracted.title ? extracted.prepared.title : analyzeForIndex(title), body: extracted.prepared.body },
+      // Surrounding white space does not change the analysis: only a fallback title needs one.
+      prepared: { title: title === extracted.title.trim() ? extracted.prepared.title : analyzeForIndex(title), body: extracted.prepared.body },
     }),
   };
 }

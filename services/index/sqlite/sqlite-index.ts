@@ -12,7 +12,7 @@ import { ScoreLists, scoreListsFile, writeScoreLists, type PhraseSide, type Post
 import { buildHeadTerms, DEEP_HEAD_LIST_LENGTH, DEEP_HEAD_MIN_MATCHES, HEAD_LIST_LENGTH, hasFilters, readHeadList, type HeadList, type HeadTermRanker, type HeadTermsBuild } from './head-terms.ts';
 import { prefixed, ROW_COLUMNS, ROW_PARAMS, signatureOf, toDocument, toRow, type DocumentRow } from './rows.ts';
 import { checkSchemaVersion, createSchema } from './schema.ts';
-import { closestOf, TitleWindows, windowRecord } from './title-windows.ts';
+import { closestOf, TitleWindow, TitleWindows } from './title-windows.ts';
 
 export interface SqliteIndexOptions {
   /** Path of the database file, or ":memory:". */
@@ -39,7 +39,7 @@ const WRITE_PRAGMAS = 'PRAGMA wal_autocheckpoint = 65536; PRAGMA mmap_size = 268
 const COUNT_SLICE = 32_768; // row ids per counting statement at first
 /** Newest records of a title that the near-duplicate check compares with. */
 const NEAR_DUPLICATE_WINDOW = 200;
-/** Records the writer keeps in its title windows (about 60 bytes each). */
+/** Records the writer keeps in its title windows (three numbers each). */
 const TITLE_WINDOW_ENTRIES = 250_000;
 /** Bytes of head lists a reader keeps decoded (a deep list is 40 KB): the common one-word queries skip the blob read. */
 const HEAD_LIST_CACHE_BYTES = 16 * 2 ** 20;
@@ -458,12 +458,12 @@ export class SqliteIndex implements DocumentIndex {
     // windows), compared by fingerprint; whole rows (with their text) only for the few that are close.
     const target = fingerprintBits(fingerprint);
     const load = () =>
-      (
+      TitleWindow.of(
         this.statement(`SELECT seq, fingerprint FROM documents WHERE title_key = ? AND duplicate_of IS NULL ORDER BY seq DESC LIMIT ${NEAR_DUPLICATE_WINDOW}`).all(titleKey) as {
           seq: number;
           fingerprint: string | null;
-        }[]
-      ).map((row) => windowRecord(row.seq, row.fingerprint));
+        }[],
+      );
     // Only inside a write transaction does this connection see every change to the windows.
     const seqs =
       this.db.isTransaction && !this.readOnly

@@ -5,31 +5,57 @@
 // A window is read once and then kept up to date as records are added; anything else that changes
 // records (an update, a removal, a rollback, another connection's commit) clears all windows.
 
-import { bitsApart, fingerprintBits, type FingerprintBits } from '../../core/text.ts';
+import { bitCount, fingerprintBits, type FingerprintBits } from '../../core/text.ts';
 
-export interface WindowRecord {
-  seq: number;
-  /** The fingerprint parsed once (a record is compared with every later one of its title); null for short texts. */
-  bits: FingerprintBits | null;
-}
+/** The records of one title, newest first: row ids and parsed fingerprint halves side by side (-1: none), compared without objects. */
+export class TitleWindow {
+  readonly seqs: number[] = [];
+  readonly highs: number[] = [];
+  readonly lows: number[] = [];
 
-export function windowRecord(seq: number, fingerprint: string | null): WindowRecord {
-  return { seq, bits: fingerprint === null ? null : fingerprintBits(fingerprint) };
+  static of(records: { seq: number; fingerprint: string | null }[]): TitleWindow {
+    const window = new TitleWindow();
+    for (const { seq, fingerprint } of records) {
+      const bits = fingerprint === null ? null : fingerprintBits(fingerprint);
+      window.seqs.push(seq);
+      window.highs.push(bits ? bits.high : -1);
+      window.lows.push(bits ? bits.low : -1);
+    }
+    return window;
+  }
+
+  get length(): number {
+    return this.seqs.length;
+  }
+
+  addNewest(seq: number, fingerprint: string | null): void {
+    const bits = fingerprint === null ? null : fingerprintBits(fingerprint);
+    this.seqs.unshift(seq);
+    this.highs.unshift(bits ? bits.high : -1);
+    this.lows.unshift(bits ? bits.low : -1);
+  }
+
+  dropOldest(): void {
+    this.seqs.pop();
+    this.highs.pop();
+    this.lows.pop();
+  }
 }
 
 /** Row ids of the records (newest first) whose fingerprint is at most `maxBits` from `target`, at most `limit`. */
-export function closestOf(window: WindowRecord[], target: FingerprintBits, maxBits: number, limit: number): number[] {
+export function closestOf(window: TitleWindow, target: FingerprintBits, maxBits: number, limit: number): number[] {
   const found: number[] = [];
-  for (const record of window) {
-    if (found.length >= limit) break;
-    if (record.bits !== null && bitsApart(record.bits, target) <= maxBits) found.push(record.seq);
+  const { seqs, highs, lows } = window;
+  for (let i = 0; i < seqs.length && found.length < limit; i++) {
+    if (highs[i] < 0) continue;
+    if (bitCount((highs[i] ^ target.high) >>> 0) + bitCount((lows[i] ^ target.low) >>> 0) <= maxBits) found.push(seqs[i]);
   }
   return found;
 }
 
 export class TitleWindows {
   /** Per title key, its newest records, newest first. */
-  private readonly windows = new Map<string, WindowRecord[]>();
+  private readonly windows = new Map<string, TitleWindow>();
   private entries = 0;
   private readonly size: number;
   private readonly maxEntries: number;
@@ -46,7 +72,7 @@ export class TitleWindows {
   }
 
   /** closestOf over the window of `key`; `load` reads the window (newest first) when it is not held. */
-  closest(key: string, target: FingerprintBits, maxBits: number, limit: number, load: () => WindowRecord[]): number[] {
+  closest(key: string, target: FingerprintBits, maxBits: number, limit: number, load: () => TitleWindow): number[] {
     let window = this.windows.get(key);
     if (!window) {
       window = load();
@@ -61,9 +87,9 @@ export class TitleWindows {
   added(key: string, seq: number, fingerprint: string | null): void {
     const window = this.windows.get(key);
     if (!window) return;
-    window.unshift(windowRecord(seq, fingerprint));
+    window.addNewest(seq, fingerprint);
     if (window.length > this.size) {
-      window.pop();
+      window.dropOldest();
     } else {
       this.entries++;
       this.evict();

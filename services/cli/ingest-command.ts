@@ -66,7 +66,7 @@ export async function ingestInputs(
     const summary = await ingest(inputs, {
       index,
       extract: (input) => pool.extract(input),
-      prepare: (doc) => pool.prepare(doc),
+      prepare: (doc, url) => pool.prepare(doc, url),
       ...(config.topicLlm && { classifyTopic: createLlmTopicClassifier({ ...config.topicLlm, fallback: classifyTopicByKeywords }) }),
       maxBytes: run.maxBytes,
       concurrency: run.workers * 4,

@@ -1,5 +1,7 @@
 // The document model (DESIGN.md section 3): what ingestion produces and every index adapter stores.
 
+import { titleKeyOf } from './text.ts';
+
 export const DOCUMENT_TYPES = ['html', 'pdf', 'docx', 'doc', 'odt'] as const;
 export type DocumentType = (typeof DOCUMENT_TYPES)[number];
 
@@ -22,6 +24,22 @@ export interface IndexPreparation {
   topic: string | null;
   /** contentHashOf(contentOf(title, text)) with the extracted title. */
   contentHash: string;
+  /** titleKeyOf(the extracted title): near-duplicate candidates share it. */
+  titleKey: string;
+  /** Ids and URLs of the record, when the worker was told the URL the document was fetched from. */
+  identity?: DocumentIdentity;
+}
+
+/** Who a document is (build-document.ts `identityOf`): its ids and normalised URLs. */
+export interface DocumentIdentity {
+  /** The URL the document was fetched from, as given: the identity holds for this URL only. */
+  fetchedUrl: string;
+  normalizedFetchedUrl: string;
+  canonicalUrl: string;
+  host: string;
+  sourceDomain: string;
+  sourceId: string;
+  id: string;
 }
 
 /** What an extractor reads out of one file's bytes, before ids and sources are assigned. */
@@ -80,7 +98,12 @@ export interface StoredDocument {
   /** When this record last changed in the index (ISO 8601). */
   changedAt: string;
   /** Analysed title and body computed ahead (ingestion workers); never stored, not part of the record. */
-  prepared?: Pick<IndexPreparation, 'title' | 'body'>;
+  prepared?: Pick<IndexPreparation, 'title' | 'body' | 'titleKey'>;
+}
+
+/** The key of a document's title (`titleKeyOf`), computed ahead by the ingestion workers when they could. */
+export function titleKeyOfDocument(doc: Pick<StoredDocument, 'title' | 'prepared'>): string {
+  return doc.prepared?.titleKey ?? titleKeyOf(doc.title);
 }
 
 /** The date that `max_age_months` measures: the later of modification and publication (spec 2). */

@@ -1,6 +1,6 @@
 import { analyzeForIndex } from '../core/analysis/index.ts';
-import type { ExtractedDocument, StoredDocument } from '../core/document.ts';
-import { contentHashOf, contentOf, fingerprintOf } from '../core/text.ts';
+import type { DocumentIdentity, ExtractedDocument, StoredDocument } from '../core/document.ts';
+import { contentHashOf, contentOf, fingerprintOf, titleKeyOf } from '../core/text.ts';
 import { documentIdForUrl, hostOf, normalizeUrl, registrableDomain, sourceIdFor } from '../core/urls.ts';
 import type { IngestItem } from './item.ts';
 
@@ -26,18 +26,34 @@ function titleFallback(url: string): string {
   return last.replace(/\.[a-z0-9]{2,5}$/i, '').replace(/[-_]+/g, ' ').trim() || hostFor(url);
 }
 
-export function buildStoredDocument(item: IngestItem, extracted: ExtractedDocument, topic: string | null, now: Date): StoredDocument {
-  const canonicalUrl = canonicalFor(item.url, extracted.canonicalUrl);
+/** Ids and URLs of a document fetched from `url` that names `canonical` (hashing and URL parsing: the workers do it ahead). */
+export function identityOf(url: string, canonical: string | null): DocumentIdentity {
+  const canonicalUrl = canonicalFor(url, canonical);
   const host = hostFor(canonicalUrl);
   const sourceDomain = host === LOCAL_HOST ? LOCAL_HOST : registrableDomain(host);
-  const title = extracted.title.trim() || titleFallback(canonicalUrl);
   return {
-    id: documentIdForUrl(canonicalUrl),
-    url: canonicalUrl,
+    fetchedUrl: url,
+    normalizedFetchedUrl: normalizeUrl(url),
     canonicalUrl,
     host,
     sourceDomain,
     sourceId: sourceIdFor(sourceDomain),
+    id: documentIdForUrl(canonicalUrl),
+  };
+}
+
+export function buildStoredDocument(item: IngestItem, extracted: ExtractedDocument, topic: string | null, now: Date): StoredDocument {
+  const ahead = extracted.prepared?.identity;
+  const { canonicalUrl, host, sourceDomain, sourceId, id, normalizedFetchedUrl } =
+    ahead && ahead.fetchedUrl === item.url ? ahead : identityOf(item.url, extracted.canonicalUrl);
+  const title = extracted.title.trim() || titleFallback(canonicalUrl);
+  return {
+    id,
+    url: canonicalUrl,
+    canonicalUrl,
+    host,
+    sourceDomain,
+    sourceId,
     title,
     text: extracted.text,
     contentType: extracted.contentType,
@@ -55,12 +71,15 @@ export function buildStoredDocument(item: IngestItem, extracted: ExtractedDocume
     topic,
     isNews: extracted.isNews,
     // Remember where a copy was fetched when it named another URL as canonical.
-    content: normalizeUrl(item.url) === canonicalUrl ? extracted.content : { ...extracted.content, fetched_url: normalizeUrl(item.url) },
+    content: normalizedFetchedUrl === canonicalUrl ? extracted.content : { ...extracted.content, fetched_url: normalizedFetchedUrl },
     duplicateOf: null,
     changedAt: now.toISOString(),
     ...(extracted.prepared && {
       // Surrounding white space does not change the analysis: only a fallback title needs one.
-      prepared: { title: title === extracted.title.trim() ? extracted.prepared.title : analyzeForIndex(title), body: extracted.prepared.body },
+      prepared:
+        title === extracted.title.trim()
+          ? { title: extracted.prepared.title, body: extracted.prepared.body, titleKey: extracted.prepared.titleKey }
+          : { title: analyzeForIndex(title), body: extracted.prepared.body, titleKey: titleKeyOf(title) },
     }),
   };
 }

@@ -1,10 +1,11 @@
 import { analyzeForIndex } from '../core/analysis/index.ts';
 import type { ExtractedDocument, IndexPreparation } from '../core/document.ts';
-import { contentHashOf, contentOf, fingerprintOf } from '../core/text.ts';
+import { contentHashOf, contentOf, fingerprintOf, titleKeyOf } from '../core/text.ts';
+import { identityOf } from './build-document.ts';
 import { scoreTopicsOfBases } from './topics/keyword-classifier.ts';
 
-/** Everything an index write needs that costs CPU; runs in the extraction workers (both cores). */
-export function prepareForIndex(doc: ExtractedDocument): IndexPreparation {
+/** Everything an index write needs that costs CPU; runs in the extraction workers (both cores). `url`: where the document was fetched, if known. */
+export function prepareForIndex(doc: ExtractedDocument, url?: string): IndexPreparation {
   const title = analyzeForIndex(doc.title);
   const body = analyzeForIndex(doc.text);
   return {
@@ -13,5 +14,7 @@ export function prepareForIndex(doc: ExtractedDocument): IndexPreparation {
     fingerprint: fingerprintOf(doc.text),
     topic: scoreTopicsOfBases(title.base, body.base).topic,
     contentHash: contentHashOf(contentOf(doc.title.trim(), doc.text)),
+    titleKey: titleKeyOf(doc.title),
+    ...(url && { identity: identityOf(url, doc.canonicalUrl) }),
   };
 }

@@ -1,6 +1,6 @@
-import type { StoredDocument } from '../document.ts';
+import { titleKeyOfDocument, type StoredDocument } from '../document.ts';
 import type { DocumentIndex, WriteOutcome } from '../index-port.ts';
-import { shingleSet, shingleSimilarity, titleKeyOf } from '../text.ts';
+import { shingleSet, shingleSimilarity } from '../text.ts';
 import { documentIdForUrl, normalizeUrl } from '../urls.ts';
 
 // The duplicate rules of DESIGN.md section 3, applied the same way for every index adapter:
@@ -57,7 +57,7 @@ export async function storeDocument(index: DocumentIndex, doc: StoredDocument): 
     // A near-duplicate repeats a record's title and most of its text (the same page fetched twice
     // with another footer line). Pages that share one text under different names (man page aliases
     // such as bunzip2/bzip2recover) are different documents to a searcher.
-    const candidates = await index.findNearDuplicateCandidates(titleKeyOf(doc.title), doc.fingerprint, NEAR_DUPLICATE_MAX_BITS, NEAR_DUPLICATE_CANDIDATES);
+    const candidates = await index.findNearDuplicateCandidates(titleKeyOfDocument(doc), doc.fingerprint, NEAR_DUPLICATE_MAX_BITS, NEAR_DUPLICATE_CANDIDATES);
     const shingles = candidates.length ? shinglesOf(doc.text) : null;
     const near = candidates.find(
       (other) => other.id !== doc.id && !other.duplicateOf && shingleSimilarity(shinglesOf(other.text), shingles!) >= NEAR_DUPLICATE_SIMILARITY,

@@ -13,9 +13,8 @@ import { phraseScore, type PostingList } from './score-lists.ts';
 /**
  * Row ids per block, as a power of two: 32 in a small collection (tight bounds: at 100k documents,
  * "oder nicht" scores 569 of 3093 blocks, not 619 of 774 with blocks of 128), up to 128 in a
- * large one, so that there are at most about 8192 blocks — a list's maxima and starts, and the
- * sort of a query's blocks, stay small (at a million documents, finer blocks cost more than they
- * saved).
+ * large one, so that there are at most about 8192 blocks — a list's maxima and starts (kept in
+ * the list cache), and the sort of a query's blocks, stay small.
  */
 export function blockBitsFor(maxSeq: number): number {
   let bits = 5;

@@ -1,5 +1,4 @@
-import { ageDateOf, type DocumentType, type StoredDocument } from '../../core/document.ts';
-import { titleKeyOf } from '../../core/text.ts';
+import { ageDateOf, titleKeyOfDocument, type DocumentType, type StoredDocument } from '../../core/document.ts';
 
 // The `documents` table's rows and the document model, both ways.
 
@@ -79,7 +78,7 @@ export function toRow(doc: StoredDocument): Omit<DocumentRow, 'seq'> & { age_dat
     dates: JSON.stringify(doc.dates),
     fetched_at: doc.fetchedAt,
     content_hash: doc.contentHash,
-    title_key: titleKeyOf(doc.title),
+    title_key: titleKeyOfDocument(doc),
     fingerprint: doc.fingerprint,
     topic: doc.topic,
     is_news: doc.isNews ? 1 : 0,

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { analyzeForIndex } from '../../core/analysis/index.ts';
-import { ageDateOf, type DocumentType, type StoredDocument } from '../../core/document.ts';
-import { titleKeyOf } from '../../core/text.ts';
+import { ageDateOf, titleKeyOfDocument, type DocumentType, type StoredDocument } from '../../core/document.ts';
 import { hostSuffixes } from '../../core/urls.ts';
 
 // A stored document as a Typesense record, and back. Every value that a filter compares is a
@@ -79,7 +78,7 @@ export function toRecord(doc: StoredDocument): TypesenseRecord {
   put(record, 'changed_ts', epochSeconds(doc.changedAt));
   record.source_domain = doc.sourceDomain;
   record.content_hash = doc.contentHash;
-  record.title_key = titleKeyOf(doc.title);
+  record.title_key = titleKeyOfDocument(doc);
 
   record.url = doc.url;
   record.canonical_url = doc.canonicalUrl;

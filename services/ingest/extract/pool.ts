@@ -31,7 +31,7 @@ export interface ExtractionPool {
   /** Extracts a file and prepares it for the index (analysis, fingerprint, topic). */
   extract(input: ExtractInput, job?: ExtractJobOptions): Promise<ExtractedDocument>;
   /** Prepares an already extracted document for the index, on the pool's threads. */
-  prepare(doc: ExtractedDocument): Promise<ExtractedDocument>;
+  prepare(doc: ExtractedDocument, url?: string): Promise<ExtractedDocument>;
   close(): Promise<void>;
 }
 
@@ -179,7 +179,8 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
       // (untransferable), and `Buffer.slice()` would not copy at all.
       const bytes = new Uint8Array(job.input.bytes);
       const preExtracted = job.preExtracted ? jobs.map((j) => j.preExtracted!) : undefined;
-      const message: WorkerJob = { id: job.id, input: { ...job.input, bytes }, preExtracted, testOnlyHook: job.hook };
+      const preExtractedUrls = job.preExtracted ? jobs.map((j) => j.input.url) : undefined;
+      const message: WorkerJob = { id: job.id, input: { ...job.input, bytes }, preExtracted, preExtractedUrls, testOnlyHook: job.hook };
       try {
         slot.worker.postMessage(message, [bytes.buffer]);
       } catch (error) {
@@ -206,11 +207,11 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
         dispatch();
       });
     },
-    prepare(doc) {
+    prepare(doc, url = '') {
       if (closing) return Promise.reject(new ExtractionError('POOL_CLOSED'));
       if (broken) return Promise.reject(broken);
       return new Promise<ExtractedDocument>((resolve, reject) => {
-        queue.push({ id: nextId++, input: { bytes: new Uint8Array(0), url: '' }, preExtracted: doc, resolve, reject });
+        queue.push({ id: nextId++, input: { bytes: new Uint8Array(0), url }, preExtracted: doc, resolve, reject });
         dispatch();
       });
     },

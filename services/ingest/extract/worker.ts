@@ -15,6 +15,8 @@ export interface WorkerJob {
   input: ExtractInput;
   /** Documents extracted elsewhere (pre-extracted records): only prepared for the index, in one message. */
   preExtracted?: ExtractedDocument[];
+  /** The URL each pre-extracted document was fetched from. */
+  preExtractedUrls?: string[];
   testOnlyHook?: TestOnlyHook;
 }
 
@@ -41,10 +43,10 @@ const options = (workerData ?? {}) as ExtractOptions;
 const port = parentPort;
 if (!port) throw new Error('worker.ts must run as a worker thread');
 
-async function outcomeOf(work: () => Promise<ExtractedDocument> | ExtractedDocument): Promise<Outcome> {
+async function outcomeOf(work: () => Promise<ExtractedDocument> | ExtractedDocument, url: string | undefined): Promise<Outcome> {
   try {
     const doc = await work();
-    doc.prepared = prepareForIndex(doc);
+    doc.prepared = prepareForIndex(doc, url);
     return { ok: true, doc };
   } catch (error) {
     const e = toExtractionError(error);
@@ -55,13 +57,13 @@ async function outcomeOf(work: () => Promise<ExtractedDocument> | ExtractedDocum
 port.on('message', async (job: WorkerJob) => {
   if (job.preExtracted) {
     const batch: Outcome[] = [];
-    for (const doc of job.preExtracted) batch.push(await outcomeOf(() => doc));
+    for (const [i, doc] of job.preExtracted.entries()) batch.push(await outcomeOf(() => doc, job.preExtractedUrls?.[i]));
     port.postMessage({ id: job.id, batch } satisfies WorkerReply);
     return;
   }
   const outcome = await outcomeOf(async () => {
     if (job.testOnlyHook) runTestOnlyHook(job.testOnlyHook);
     return extractDocument(job.input, options);
-  });
+  }, job.input.url);
   port.postMessage({ id: job.id, ...outcome } satisfies WorkerReply);
 });

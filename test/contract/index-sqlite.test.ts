@@ -118,17 +118,23 @@ describe('sqlite index: its own behaviour', () => {
       const expected = await answersOf(index);
       expect(new Set([...expected.values()].map((answer) => answer.plan))).toEqual(new Set(['fts5']));
       // Head lists ranked on this thread, then on two worker threads; then with deep head lists for
-      // every word and a reader that takes the block-max path (list-search.ts) for every query.
+      // every word and a reader that takes the block-max path (list-search.ts) for every query —
+      // also with list caches so small that lists are dropped (and their memory given back) all
+      // the time: 64 bytes keep none, 96 KiB about a dozen.
       const variants = [
         { threads: 1, deep: false },
         { threads: 2, deep: false },
         { threads: 1, deep: true },
+        { threads: 1, deep: true, listCacheBytes: 64 },
+        { threads: 1, deep: true, listCacheBytes: 96 * 1024 },
       ];
-      for (const { threads, deep } of variants) {
+      for (const { threads, deep, listCacheBytes } of variants) {
         const built = await index.optimize({ headTermMinMatches: 100, threads, ...(deep ? { deepHeadMinMatches: 100 } : {}) });
         expect(built.lists).toBeGreaterThan(0);
         expect(built.scoreLists?.lists).toBeGreaterThan(0);
-        const reader = deep ? new SqliteIndex({ file: index.file, readOnly: true, rankAllUpTo: Number.POSITIVE_INFINITY, blockedFrom: 0 }) : index;
+        const reader = deep
+          ? new SqliteIndex({ file: index.file, readOnly: true, rankAllUpTo: Number.POSITIVE_INFINITY, blockedFrom: 0, listCacheBytes })
+          : index;
         const answers = await answersOf(reader);
         for (const [key, answer] of answers) {
           expect(answer.seen, key).toEqual(expected.get(key)!.seen);

@@ -17,7 +17,7 @@ const MAX_WORDS = 30;
  * Lists kept per reader, by bytes (6 per document): the frequent words of a busy index stay in
  * memory — at a million documents, the most frequent 20 or so phrases.
  */
-export const LIST_CACHE_BYTES = 128 * 2 ** 20;
+const LIST_CACHE_BYTES = 128 * 2 ** 20;
 /** A token FTS5's ascii tokenizer reads as one token (letters, digits, '_', any non-ASCII). */
 const SINGLE_TOKEN = /^[a-z0-9_\u0080-\uffff]+$/;
 
@@ -65,6 +65,7 @@ export class ListSearcher {
 
   /** The page of `query`, or null when this path does not take it (FTS5 answers instead). */
   search(query: IndexQuery): ListPage | null {
+    this.releaseRetired();
     if (query.order !== 'relevance' || query.terms.length === 0 || query.terms.length > MAX_WORDS) return null;
     if (query.minAgeDate && !(this.lists.agesComparable && /^\d{4}-\d{2}-\d{2}$/.test(query.minAgeDate))) return null;
     const words = query.terms.map(phrasesOf);
@@ -92,6 +93,7 @@ export class ListSearcher {
 
   /** Which of `seqs` match every term in its exact form (each looked up in its exact list); null for words FTS5 reads as several tokens. */
   exactMatches(terms: QueryTerm[], seqs: number[]): Set<number> | null {
+    this.releaseRetired();
     if (!terms.every((term) => SINGLE_TOKEN.test(term.exact))) return null;
     const exactLists = terms.map((term) => this.listOf(phrasesOf(term)[0]).seqs);
     return new Set(seqs.filter((seq) => exactLists.every((list) => search(list, seq) >= 0)));
@@ -199,17 +201,41 @@ export class ListSearcher {
     }
     const list = this.lists.read(phrase.side, phrase.token) ?? this.unlisted(phrase.side, phrase.token);
     const bytes = postingListBytes(list);
-    if (bytes <= this.cacheBytes / 8) {
-      this.cache.set(key, list);
-      this.cachedBytes += bytes;
-      for (const [oldest, entry] of this.cache) {
-        if (this.cachedBytes <= this.cacheBytes) break;
-        this.cache.delete(oldest);
-        const blocks = this.listBlocks.get(entry);
-        this.cachedBytes -= postingListBytes(entry) + (blocks ? listBlocksBytes(blocks, entry) : 0);
-      }
+    if (bytes > this.cacheBytes / 8) {
+      this.retired.push(list);
+      return list;
+    }
+    this.cache.set(key, list);
+    this.cachedBytes += bytes;
+    for (const [oldest, entry] of this.cache) {
+      if (this.cachedBytes <= this.cacheBytes) break;
+      this.cache.delete(oldest);
+      const blocks = this.listBlocks.get(entry);
+      this.cachedBytes -= postingListBytes(entry) + (blocks ? listBlocksBytes(blocks, entry) : 0);
+      this.retired.push(entry);
     }
     return list;
+  }
+
+  /** Lists dropped from the cache, or too long to keep, during the current call. */
+  private retired: PostingList[] = [];
+
+  /**
+   * Gives the memory of dropped lists (and their block data) back at once, rather than leaving it
+   * to the garbage collector: at a million documents the cache turns over many megabytes a second,
+   * and that garbage, not the cache, set a reader's peak memory. Done at the start of a call,
+   * when no list of an earlier call is in use any more.
+   */
+  private releaseRetired(): void {
+    for (const list of this.retired) {
+      const blocks = this.listBlocks.get(list);
+      this.listBlocks.delete(list);
+      for (const array of [list.seqs, list.frequencies, list.scores, blocks?.maxima, blocks?.starts, blocks?.bits, blocks?.scores]) {
+        const buffer = array?.buffer as ArrayBuffer | undefined;
+        if (buffer && !buffer.detached) buffer.transfer(0);
+      }
+    }
+    this.retired = [];
   }
 
   private readonly hostFilters = new Map<string, Uint8Array>();

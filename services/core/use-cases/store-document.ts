@@ -1,5 +1,6 @@
 import { titleKeyOfDocument, type StoredDocument } from '../document.ts';
 import type { DocumentIndex, WriteOutcome } from '../index-port.ts';
+import { LruCache } from '../lru-cache.ts';
 import { shingleSet, shingleSimilarity } from '../text.ts';
 import { documentIdForUrl, normalizeUrl } from '../urls.ts';
 
@@ -19,18 +20,14 @@ const NEAR_DUPLICATE_MAX_BITS = 10;
  * Shingles of the texts compared last, by text: a common title's newest records are the
  * candidates of every newcomer with that title, and each is shingled once instead of every time.
  */
-const recentShingles = new Map<string, Uint32Array>();
-const RECENT_SHINGLE_TEXTS = 1024;
+const recentShingles = new LruCache<string, Uint32Array>(1024);
 
 function shinglesOf(text: string): Uint32Array {
   let shingles = recentShingles.get(text);
-  if (shingles) {
-    recentShingles.delete(text);
-  } else {
+  if (!shingles) {
     shingles = shingleSet(text);
-    if (recentShingles.size >= RECENT_SHINGLE_TEXTS) recentShingles.delete(recentShingles.keys().next().value!);
+    recentShingles.set(text, shingles);
   }
-  recentShingles.set(text, shingles);
   return shingles;
 }
 

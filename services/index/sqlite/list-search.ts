@@ -1,5 +1,6 @@
 import type { QueryTerm } from '../../core/analysis/index.ts';
 import type { IndexQuery } from '../../core/index-port.ts';
+import { LruCache } from '../../core/lru-cache.ts';
 import { hostSuffixes } from '../../core/urls.ts';
 import { better, bitSetWords, blockBitsFor, blockCount, blockedTopK, blocksOf, listBlocksBytes, type BlockedWord, type ListBlocks } from './block-max.ts';
 import { ageKey, normalizeTopic, phraseScore, postingListBytes, type FacetKind, type PhraseSide, type PostingList, type ScoreLists } from './score-lists.ts';
@@ -45,8 +46,8 @@ export class ListSearcher {
   private candidates: Uint32Array;
   private reached: Uint32Array;
   private epoch = 0;
-  private readonly cache = new Map<string, PostingList>();
-  private cachedBytes = 0;
+  /** Lists by phrase, weighed by their bytes and their block data's. */
+  private readonly cache: LruCache<string, PostingList>;
   private readonly cacheBytes: number;
   /** From this many documents of the rarest word on, a query takes the block-max path. */
   private readonly blockedFrom: number;
@@ -55,6 +56,7 @@ export class ListSearcher {
     this.lists = lists;
     this.unlisted = unlisted;
     this.cacheBytes = options.cacheBytes ?? LIST_CACHE_BYTES;
+    this.cache = new LruCache(this.cacheBytes, (list) => this.retired.push(list));
     const size = lists.maxSeq + 1;
     this.mark = new Uint8Array(size);
     this.score = new Float64Array(size);
@@ -194,26 +196,11 @@ export class ListSearcher {
   private listOf(phrase: Phrase): PostingList {
     const key = keyOf(phrase);
     const cached = this.cache.get(key);
-    if (cached) {
-      this.cache.delete(key); // re-inserted: the Map's order is the order of use
-      this.cache.set(key, cached);
-      return cached;
-    }
+    if (cached) return cached;
     const list = this.lists.read(phrase.side, phrase.token) ?? this.unlisted(phrase.side, phrase.token);
     const bytes = postingListBytes(list);
-    if (bytes > this.cacheBytes / 8) {
-      this.retired.push(list);
-      return list;
-    }
-    this.cache.set(key, list);
-    this.cachedBytes += bytes;
-    for (const [oldest, entry] of this.cache) {
-      if (this.cachedBytes <= this.cacheBytes) break;
-      this.cache.delete(oldest);
-      const blocks = this.listBlocks.get(entry);
-      this.cachedBytes -= postingListBytes(entry) + (blocks ? listBlocksBytes(blocks, entry) : 0);
-      this.retired.push(entry);
-    }
+    if (bytes > this.cacheBytes / 8) this.retired.push(list);
+    else this.cache.set(key, list, bytes);
     return list;
   }
 
@@ -308,7 +295,7 @@ export class ListSearcher {
     if (!blocks) {
       blocks = blocksOf(list, this.lists.lengthNorm, this.lists.maxSeq);
       this.listBlocks.set(list, blocks);
-      if (this.cache.get(keyOf(phrase)) === list) this.cachedBytes += listBlocksBytes(blocks, list);
+      if (this.cache.peek(keyOf(phrase)) === list) this.cache.addCost(keyOf(phrase), listBlocksBytes(blocks, list));
     }
     return blocks;
   }

@@ -4,6 +4,7 @@ import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { analyzeForIndex } from '../../core/analysis/index.ts';
 import type { StoredDocument } from '../../core/document.ts';
 import type { DocumentIndex, IndexHit, IndexQuery, IndexSearchResult, IndexStats, SourceCount, WriteOutcome } from '../../core/index-port.ts';
+import { LruCache } from '../../core/lru-cache.ts';
 import { fingerprintBits } from '../../core/text.ts';
 import { buildExactMatch, buildMatch, buildTitleMatch, facetsOf, phraseMatch, termMatch } from './fts-query.ts';
 import { Fts5FormatError } from './fts5-postings.ts';
@@ -49,8 +50,8 @@ interface ReadState {
   /** PRAGMA data_version: it changes when another connection commits. */
   version: number;
   lists: ListSearcher | null;
-  headLists: Map<string, HeadList | null>;
-  headListBytes: number;
+  /** Decoded head lists by expression (null: the word has none), weighed by their bytes. */
+  headLists: LruCache<string, HeadList | null>;
 }
 
 export class SqliteIndex implements DocumentIndex {
@@ -129,7 +130,7 @@ export class SqliteIndex implements DocumentIndex {
   private readState(): ReadState {
     const version = this.readOnly ? this.dataVersion() : -1;
     if (this.lastReadState && this.lastReadState.version === version && version >= 0) return this.lastReadState;
-    this.lastReadState = { version, lists: this.freshScoreLists(), headLists: new Map(), headListBytes: 0 };
+    this.lastReadState = { version, lists: this.freshScoreLists(), headLists: new LruCache(HEAD_LIST_CACHE_BYTES) };
     return this.lastReadState;
   }
 
@@ -212,22 +213,10 @@ export class SqliteIndex implements DocumentIndex {
 
   /** A word's head list (or null), kept by a reader while the file does not change, the least recently used dropped first. */
   private headList(state: ReadState, expression: string): HeadList | null {
-    const { headLists } = state;
-    if (headLists.has(expression)) {
-      const cached = headLists.get(expression)!;
-      headLists.delete(expression);
-      headLists.set(expression, cached);
-      return cached;
-    }
+    const cached = state.headLists.get(expression);
+    if (cached !== undefined) return cached;
     const list = readHeadList((sql) => this.statement(sql), expression);
-    if (state.version < 0) return list;
-    headLists.set(expression, list);
-    state.headListBytes += list?.seqs.byteLength ?? 0;
-    for (const [oldest, entry] of headLists) {
-      if (state.headListBytes <= HEAD_LIST_CACHE_BYTES) break;
-      headLists.delete(oldest);
-      state.headListBytes -= entry?.seqs.byteLength ?? 0;
-    }
+    if (state.version >= 0) state.headLists.set(expression, list, list?.seqs.byteLength ?? 0);
     return list;
   }
 

@@ -38,6 +38,12 @@ export function gatewayOpenApi(externalUrl: string): Record<string, unknown> {
         'Search queries are not logged.',
       version: API_VERSION,
       servers: [{ url: externalUrl, description: 'Fundus gateway' }],
+      contactUrl: `${externalUrl}/docs`,
+      tags: [
+        { name: 'Search', description: 'Full-text search over the stored documents.' },
+        { name: 'Documents', description: 'The stored record of one document.' },
+        { name: 'Collection', description: 'What the collection holds: main domains and figures.' },
+      ],
       bearer: { name: 'ProjectReadKey', description: 'Authorization: Bearer <PROJECT_READ_KEY>, a project read key from the admin panel. Optional.' },
     },
     GATEWAY_ROUTES,

@@ -7,6 +7,14 @@ import {
   StatsResponse,
 } from '../core/schemas/index.ts';
 import type { RouteSpec } from '../http/openapi.ts';
+import {
+  DOCUMENT_ID_EXAMPLE,
+  DOCUMENT_RESPONSE_EXAMPLE,
+  SEARCH_REQUEST_EXAMPLES,
+  SEARCH_RESPONSE_EXAMPLE,
+  SOURCES_RESPONSE_EXAMPLE,
+  STATS_RESPONSE_EXAMPLE,
+} from './openapi-examples.ts';
 
 // The project API v1 (spec 4.1): one table drives both the fastify routes and the OpenAPI document.
 
@@ -25,6 +33,8 @@ export const SEARCH_ROUTE: RouteSpec = {
   responseDescription: 'One page of hits.',
   errors: [401, 403, 413, 422, 429],
   keyed: true,
+  requestExamples: SEARCH_REQUEST_EXAMPLES,
+  responseExample: SEARCH_RESPONSE_EXAMPLE,
 };
 
 export const DOCUMENT_ROUTE: RouteSpec = {
@@ -39,6 +49,8 @@ export const DOCUMENT_ROUTE: RouteSpec = {
   responseDescription: 'The document record.',
   errors: [401, 403, 404, 422, 429],
   keyed: true,
+  parameterExamples: { document_id: DOCUMENT_ID_EXAMPLE },
+  responseExample: DOCUMENT_RESPONSE_EXAMPLE,
 };
 
 export const SOURCES_ROUTE: RouteSpec = {
@@ -52,6 +64,7 @@ export const SOURCES_ROUTE: RouteSpec = {
   responseDescription: 'Main domains with document counts.',
   errors: [401, 403, 429],
   keyed: true,
+  responseExample: SOURCES_RESPONSE_EXAMPLE,
 };
 
 export const STATS_ROUTE: RouteSpec = {
@@ -65,6 +78,7 @@ export const STATS_ROUTE: RouteSpec = {
   responseDescription: 'Collection figures.',
   errors: [401, 403, 429],
   keyed: true,
+  responseExample: STATS_RESPONSE_EXAMPLE,
 };
 
 export const GATEWAY_ROUTES: RouteSpec[] = [SEARCH_ROUTE, DOCUMENT_ROUTE, SOURCES_ROUTE, STATS_ROUTE];

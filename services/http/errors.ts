@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../core/errors.ts';
 import type { ErrorResponse } from '../core/schemas/index.ts';
+import { trackRouteMethods } from './method-not-allowed.ts';
 
 // One error handler per HTTP app (STYLE.md "Errors"): 422 as HTTPValidationError, every other
 // client error in the one small ErrorResponse shape, the stack logged for 5xx only, never the body.
@@ -14,6 +15,7 @@ export function sendAppError(reply: FastifyReply, error: AppError): FastifyReply
 }
 
 export function registerErrorHandling(app: FastifyInstance): void {
+  const methodsOf = trackRouteMethods(app);
   app.setErrorHandler((error: FastifyError | AppError, request: FastifyRequest, reply: FastifyReply) => {
     if (error instanceof AppError) {
       if (error.status >= 500) request.log.error({ err: error.cause ?? error, code: error.code, route: request.routeOptions.url }, 'request failed');
@@ -27,5 +29,11 @@ export function registerErrorHandling(app: FastifyInstance): void {
     request.log.error({ err: error, route: request.routeOptions.url }, 'request failed');
     return sendAppError(reply, new AppError('INTERNAL'));
   });
-  app.setNotFoundHandler((_request, reply) => sendAppError(reply, new AppError('ROUTE_NOT_FOUND')));
+  app.setNotFoundHandler((request, reply) => {
+    const allowed = methodsOf(request.url.split('?')[0]);
+    if (allowed.length && !allowed.includes(request.method)) {
+      return sendAppError(reply, new AppError('METHOD_NOT_ALLOWED', { headers: { allow: allowed.join(', ') } }));
+    }
+    return sendAppError(reply, new AppError('ROUTE_NOT_FOUND'));
+  });
 }

@@ -1,5 +1,7 @@
 import * as z from 'zod';
+import { ERROR_CODES, type ErrorCode } from '../core/errors.ts';
 import { ErrorResponse, HTTPValidationError } from '../core/schemas/index.ts';
+import { portableJsonSchema, withInputDefaults } from './json-schema.ts';
 
 // The OpenAPI 3.1 document is generated from the same zod schemas that validate requests
 // (DESIGN.md section 2): a limit is written once, and the description can never drift from it.
@@ -18,8 +20,14 @@ export interface RouteSpec {
   responseDescription: string;
   /** Error statuses this route can answer besides 200. */
   errors: number[];
-  /** Accepts the optional ProjectReadKey bearer header. */
+  /** Accepts the optional ProjectReadKey bearer header; else public (`security: []`). */
   keyed: boolean;
+  /** Named request bodies shown in /docs and checked against the schema by the linters. */
+  requestExamples?: Record<string, { summary: string; value: unknown }>;
+  /** A 200 body as the server answers it. */
+  responseExample: unknown;
+  /** One example per path parameter. */
+  parameterExamples?: Record<string, string>;
 }
 
 export interface OpenApiInfo {
@@ -27,8 +35,14 @@ export interface OpenApiInfo {
   description: string;
   version: string;
   servers: { url: string; description: string }[];
+  /** Where a person learns more (the docs page or the search page). */
+  contactUrl: string;
+  tags: { name: string; description: string }[];
   bearer?: { name: string; description: string };
 }
+
+/** The project's licence (package.json), as OpenAPI 3.1 writes an SPDX identifier. */
+const LICENSE = { name: 'MIT', identifier: 'MIT' };
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   401: 'A supplied key is invalid or revoked (never treated as anonymous).',
@@ -39,6 +53,16 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   429: 'Request limit reached; wait the number of seconds in Retry-After.',
 };
 
+/** The body each error status answers with, from the one table of error codes. */
+function errorExample(status: number): unknown {
+  if (status === 422) {
+    return { detail: [{ type: 'less_than_equal', loc: ['body', 'limit'], msg: 'Input should be less than or equal to 50', input: 500, ctx: { le: 50 } }] };
+  }
+  const code = (Object.keys(ERROR_CODES) as ErrorCode[]).find((c) => ERROR_CODES[c].status === status && c !== 'ROUTE_NOT_FOUND' && c !== 'INTERNAL');
+  if (!code) return { detail: 'Error', code: 'ERROR' };
+  return { detail: ERROR_CODES[code].message, code, ...(status === 429 ? { retry_after: 1 } : {}) };
+}
+
 const COMPONENT_PREFIX = '#/components/schemas/';
 
 function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
@@ -48,7 +72,7 @@ function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output'): Record<string,
     unrepresentable: 'any',
   }) as Record<string, unknown>;
   delete json.$schema;
-  return json;
+  return portableJsonSchema(io === 'input' ? withInputDefaults(schema, json) : json);
 }
 
 /** Converts one schema, moving named sub-schemas (`.meta({ id })`) into components. */
@@ -86,7 +110,10 @@ export function buildOpenApiDocument(info: OpenApiInfo, routes: RouteSpec[]): Re
   for (const route of routes) {
     const openApiPath = route.path.replace(/:([A-Za-z_]+)/g, '{$1}');
     const responses: Record<string, unknown> = {
-      200: { description: route.responseDescription, content: { 'application/json': { schema: componentRef(route.response, 'output', components) } } },
+      200: {
+        description: route.responseDescription,
+        content: { 'application/json': { schema: componentRef(route.response, 'output', components), example: route.responseExample } },
+      },
     };
     for (const status of route.errors) {
       const headers =
@@ -96,7 +123,7 @@ export function buildOpenApiDocument(info: OpenApiInfo, routes: RouteSpec[]): Re
       responses[status] = {
         description: ERROR_DESCRIPTIONS[status] ?? 'Error.',
         ...(headers ? { headers } : {}),
-        content: { 'application/json': { schema: status === 422 ? validationRef : errorRef } },
+        content: { 'application/json': { schema: status === 422 ? validationRef : errorRef, example: errorExample(status) } },
       };
     }
     const operation: Record<string, unknown> = {
@@ -106,7 +133,8 @@ export function buildOpenApiDocument(info: OpenApiInfo, routes: RouteSpec[]): Re
       tags: [route.tag],
       responses,
     };
-    if (route.keyed && info.bearer) operation.security = [{}, { [info.bearer.name]: [] }];
+    // Keyed: anonymous ({}) or with the bearer key; public: no security at all, said explicitly.
+    operation.security = route.keyed && info.bearer ? [{}, { [info.bearer.name]: [] }] : [];
     if (route.params) {
       const shape = route.params.shape as Record<string, z.ZodType>;
       operation.parameters = Object.entries(shape).map(([name, schema]) => ({
@@ -115,18 +143,29 @@ export function buildOpenApiDocument(info: OpenApiInfo, routes: RouteSpec[]): Re
         required: true,
         description: schema.description,
         schema: jsonSchemaOf(schema, 'input'),
+        ...(route.parameterExamples?.[name] ? { example: route.parameterExamples[name] } : {}),
       }));
     }
     if (route.body) {
-      operation.requestBody = { required: true, content: { 'application/json': { schema: componentRef(route.body, 'input', components) } } };
+      operation.requestBody = {
+        required: true,
+        content: { 'application/json': { schema: componentRef(route.body, 'input', components), ...(route.requestExamples ? { examples: route.requestExamples } : {}) } },
+      };
     }
     paths[openApiPath] = { ...paths[openApiPath], [route.method.toLowerCase()]: operation };
   }
 
   const document: Record<string, unknown> = {
     openapi: '3.1.0',
-    info: { title: info.title, description: info.description, version: info.version },
+    info: {
+      title: info.title,
+      description: info.description,
+      version: info.version,
+      contact: { name: 'Fundus', url: info.contactUrl },
+      license: LICENSE,
+    },
     servers: info.servers,
+    tags: info.tags,
     paths,
     components: { schemas: components },
   };

@@ -1,4 +1,5 @@
 import type { RouteSpec } from '../http/openapi.ts';
+import { FEDIVERSE_SEARCH_EXAMPLES, NEWS_EXAMPLES, OPTIONS_RESPONSE_EXAMPLE, SOCIAL_EXAMPLES, WEB_SEARCH_EXAMPLES } from './openapi-examples.ts';
 import {
   FediverseSearchRequest,
   NewsSearchRequest,
@@ -27,6 +28,7 @@ export const OPTIONS_ROUTE: RouteSpec = {
   responseDescription: 'What the filters accept.',
   errors: [429],
   keyed: false,
+  responseExample: OPTIONS_RESPONSE_EXAMPLE,
 };
 
 export const WEB_SEARCH_ROUTE: RouteSpec = {
@@ -43,6 +45,8 @@ export const WEB_SEARCH_ROUTE: RouteSpec = {
   responseDescription: 'One page of at most 10 hits.',
   errors: POST_ERRORS,
   keyed: false,
+  requestExamples: WEB_SEARCH_EXAMPLES.request,
+  responseExample: WEB_SEARCH_EXAMPLES.response,
 };
 
 export const NEWS_ROUTE: RouteSpec = {
@@ -57,6 +61,8 @@ export const NEWS_ROUTE: RouteSpec = {
   responseDescription: 'One page of at most 10 news hits, newest first.',
   errors: POST_ERRORS,
   keyed: false,
+  requestExamples: NEWS_EXAMPLES.request,
+  responseExample: NEWS_EXAMPLES.response,
 };
 
 export const FEDIVERSE_SEARCH_ROUTE: RouteSpec = {
@@ -73,6 +79,8 @@ export const FEDIVERSE_SEARCH_ROUTE: RouteSpec = {
   responseDescription: 'One page of at most 10 posts.',
   errors: POST_ERRORS,
   keyed: false,
+  requestExamples: FEDIVERSE_SEARCH_EXAMPLES.request,
+  responseExample: FEDIVERSE_SEARCH_EXAMPLES.response,
 };
 
 export const SOCIAL_ROUTE: RouteSpec = {
@@ -87,6 +95,8 @@ export const SOCIAL_ROUTE: RouteSpec = {
   responseDescription: 'One page of at most 10 posts, newest first.',
   errors: POST_ERRORS,
   keyed: false,
+  requestExamples: SOCIAL_EXAMPLES.request,
+  responseExample: SOCIAL_EXAMPLES.response,
 };
 
 export const PUBLIC_ROUTES: RouteSpec[] = [OPTIONS_ROUTE, WEB_SEARCH_ROUTE, NEWS_ROUTE, FEDIVERSE_SEARCH_ROUTE, SOCIAL_ROUTE];

@@ -56,8 +56,8 @@ export type SocialRequest = z.infer<typeof SocialRequest>;
 
 export const Highlight = z
   .object({
-    start: z.int().describe('Index of the first character (UTF-16 code unit, as in JavaScript strings).'),
-    end: z.int().describe('Index after the last character.'),
+    start: z.int().min(0).describe('Index of the first character (UTF-16 code unit, as in JavaScript strings).'),
+    end: z.int().min(1).describe('Index after the last character.'),
   })
   .meta({ id: 'Highlight', description: 'Where a matched word occurs in `snippet`, for emphasis.' });
 
@@ -97,9 +97,9 @@ export const SocialHit = z
     language: z.string().nullable(),
     tags: z.array(z.string()).describe('Hashtags without "#".'),
     content_warning: z.string().nullable().describe('The author\'s content warning; show it before the excerpt.'),
-    replies_count: z.int().nullable(),
-    reblogs_count: z.int().nullable(),
-    favourites_count: z.int().nullable(),
+    replies_count: z.int().min(0).nullable(),
+    reblogs_count: z.int().min(0).nullable(),
+    favourites_count: z.int().min(0).nullable(),
     match_type: MatchType,
   })
   .meta({ id: 'SocialHit', description: 'One post of POST /api/fediverse/search or /api/social: excerpt and metadata only, no `text`.' });
@@ -108,9 +108,9 @@ export type SocialHit = z.infer<typeof SocialHit>;
 const responseFields = {
   provider: z.string().describe('Always "local".'),
   has_more: z.boolean().describe('True when a further page exists within the offset limit of 1000; use it to page onward.'),
-  total: z.int().describe('Number of matches under the same filters.'),
+  total: z.int().min(0).describe('Number of matches under the same filters.'),
   total_relation: TotalRelation.describe('"eq": fully counted; "gte": a lower bound after a limited counting time.'),
-  offset: z.int().describe('The offset of this page.'),
+  offset: z.int().min(0).max(PUBLIC_LIMITS.offsetMax).describe('The offset of this page.'),
 };
 
 export const WebSearchResponse = z.object({ results: z.array(WebHit), ...responseFields }).meta({ id: 'WebSearchResponse' });
@@ -122,15 +122,15 @@ export type SocialResponse = z.infer<typeof SocialResponse>;
 export const OptionsResponse = z
   .object({
     sources: z
-      .array(z.object({ domain: z.string(), documents: z.int() }).meta({ id: 'PublicSource' }))
+      .array(z.object({ domain: z.string(), documents: z.int().min(0) }).meta({ id: 'PublicSource' }))
       .describe('Main domains with document counts, most documents first (at most 500).'),
     topics: z.array(z.object({ label: z.string(), description: z.string() }).meta({ id: 'Topic' })).describe('Labels usable as `topic`.'),
     document_types: z.array(z.enum(DOCUMENT_TYPES)).describe('Values usable in `document_types`.'),
     fediverse_instances: z
-      .array(z.object({ instance: z.string(), posts: z.int() }).meta({ id: 'FediverseInstance' }))
+      .array(z.object({ instance: z.string(), posts: z.int().min(0) }).meta({ id: 'FediverseInstance' }))
       .describe('The selected instances (FUNDUS_FEDIVERSE_INSTANCES) with their post counts; without a selection, the instances in the index.'),
-    page_size: z.int().describe('Always 10.'),
-    max_offset: z.int().describe('The largest offset accepted (1000).'),
+    page_size: z.int().min(1).describe('Always 10.'),
+    max_offset: z.int().min(0).describe('The largest offset accepted (1000).'),
   })
   .meta({ id: 'OptionsResponse', description: 'What the filters of the public endpoints accept.' });
 export type OptionsResponse = z.infer<typeof OptionsResponse>;

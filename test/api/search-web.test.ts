@@ -269,7 +269,7 @@ describe('GET /api/options and /api/openapi.json', () => {
     expect(body.components.schemas.SocialHit.properties).not.toHaveProperty('text');
     expect(body.components.schemas.WebSearchRequest.required).toEqual(['q']);
     expect(body.components.schemas.NewsSearchRequest.required ?? []).toEqual([]);
-    expect(body.paths['/api/search'].post.security).toBeUndefined();
+    expect(body.paths['/api/search'].post.security).toEqual([]);
   });
 });
 

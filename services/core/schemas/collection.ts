@@ -3,7 +3,7 @@ import * as z from 'zod';
 export const SourceSummary = z
   .object({
     domain: z.string().describe('Main (registrable) domain.'),
-    documents: z.int().describe('Number of documents from this domain.'),
+    documents: z.int().min(0).describe('Number of documents from this domain.'),
   })
   .meta({ id: 'SourceSummary' });
 
@@ -12,8 +12,8 @@ export type SourcesResponse = z.infer<typeof SourcesResponse>;
 
 export const StatsResponse = z
   .object({
-    documents: z.int().describe('Size of the collection.'),
-    sources: z.int(),
+    documents: z.int().min(0).describe('Size of the collection.'),
+    sources: z.int().min(0).describe('Number of main domains.'),
     last_document_change: z.string().nullable().describe('Time of the last document change.'),
     api_version: z.string(),
     document_schema_version: z.string(),

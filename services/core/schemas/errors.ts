@@ -19,7 +19,7 @@ export const ErrorResponse = z
   .object({
     detail: z.string().describe('What went wrong, for a person.'),
     code: z.string().describe('Stable machine-readable code, e.g. KEY_INVALID, ORIGIN_FORBIDDEN, DOCUMENT_NOT_FOUND, RATE_LIMITED.'),
-    retry_after: z.int().optional().describe('With 429: seconds until the next attempt (same as the Retry-After header).'),
+    retry_after: z.int().min(1).optional().describe('With 429: seconds until the next attempt (same as the Retry-After header).'),
   })
   .meta({ id: 'ErrorResponse' });
 export type ErrorResponse = z.infer<typeof ErrorResponse>;

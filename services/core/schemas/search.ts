@@ -71,11 +71,11 @@ export const TotalRelation = z.enum(['eq', 'gte']);
 export const SearchResponse = z
   .object({
     results: z.array(SearchHit),
-    offset: z.int(),
-    limit: z.int(),
+    offset: z.int().min(0).max(SEARCH_LIMITS.offsetMax).describe('The offset of this page, as requested.'),
+    limit: z.int().min(1).max(SEARCH_LIMITS.limitMax).describe('The page size, as requested.'),
     has_more: z.boolean().describe('True when a further page exists; use it to page onward.'),
     provider: z.string().default('local'),
-    total: z.int().default(0).describe('Number of matches under the same filters and duplicate rules.'),
+    total: z.int().min(0).default(0).describe('Number of matches under the same filters and duplicate rules.'),
     total_relation: TotalRelation.default('eq').describe('"eq": fully counted; "gte": a lower bound after a limited counting time.'),
   })
   .meta({ id: 'SearchResponse' });

@@ -4,7 +4,7 @@ import { AppError } from '../../core/errors.ts';
 import { DocumentIdParams, DocumentRecord } from '../../core/schemas/index.ts';
 import { getDocumentRecord } from '../../core/use-cases/collection.ts';
 import { fenceExternal } from './external-content.ts';
-import { listedAs, parseArguments } from './tool-arguments.ts';
+import { listedAs, listedOutput, parseArguments } from './tool-arguments.ts';
 import { READ_ONLY, type ToolDeps } from './tool-deps.ts';
 import { runTool, toolError, toolResult } from './tool-result.ts';
 
@@ -55,7 +55,7 @@ export function registerGetDocumentTool(server: McpServer, deps: ToolDeps): void
       title: 'Read a stored document',
       description: DESCRIPTION,
       inputSchema: LISTED_INPUT,
-      outputSchema: GetDocumentOutput,
+      outputSchema: listedOutput(GetDocumentOutput),
       annotations: READ_ONLY,
     },
     (args) =>

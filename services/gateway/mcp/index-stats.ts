@@ -2,10 +2,11 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import * as z from 'zod';
 import { StatsResponse } from '../../core/schemas/index.ts';
 import { collectionStats } from '../../core/use-cases/collection.ts';
+import { listedOutput } from './tool-arguments.ts';
 import { READ_ONLY, type ToolDeps } from './tool-deps.ts';
 import { runTool, toolResult } from './tool-result.ts';
 
-const OUTPUT = z.object(StatsResponse.shape);
+const OUTPUT = listedOutput(z.object(StatsResponse.shape));
 
 const DESCRIPTION =
   'Figures of the Fundus collection: number of documents and of main domains, the time of the last document change, ' +

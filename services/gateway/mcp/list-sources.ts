@@ -2,10 +2,11 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import * as z from 'zod';
 import { SourcesResponse } from '../../core/schemas/index.ts';
 import { listSources } from '../../core/use-cases/collection.ts';
+import { listedOutput } from './tool-arguments.ts';
 import { READ_ONLY, type ToolDeps } from './tool-deps.ts';
 import { runTool, toolResult } from './tool-result.ts';
 
-const OUTPUT = z.object(SourcesResponse.shape);
+const OUTPUT = listedOutput(z.object(SourcesResponse.shape));
 
 const DESCRIPTION =
   'List the main domains (registrable domains such as "example.org") whose documents are in the Fundus index, ' +

@@ -3,7 +3,7 @@ import * as z from 'zod';
 import { SearchParameters, SearchResponse, type SearchHit } from '../../core/schemas/index.ts';
 import { searchDocuments } from '../../core/use-cases/search.ts';
 import { fenceExternal } from './external-content.ts';
-import { listedAs, parseArguments } from './tool-arguments.ts';
+import { listedAs, listedOutput, parseArguments } from './tool-arguments.ts';
 import { READ_ONLY, type ToolDeps } from './tool-deps.ts';
 import { runTool, toolResult } from './tool-result.ts';
 
@@ -12,7 +12,7 @@ import { runTool, toolResult } from './tool-result.ts';
 const { q, ...filters } = SearchParameters.shape;
 export const SearchIndexInput = z.object({ query: q, ...filters });
 const LISTED_INPUT = listedAs(SearchIndexInput);
-const OUTPUT = z.object(SearchResponse.shape);
+const OUTPUT = listedOutput(z.object(SearchResponse.shape));
 
 const DESCRIPTION = [
   'Full-text search over Fundus, a read-only index of stored web documents (HTML, PDF, DOCX, DOC, ODT), mostly German.',

@@ -51,5 +51,9 @@ export function createMcpServer(deps: McpDeps & { log: ToolLog }): McpServer {
   registerGetDocumentTool(server, toolDeps);
   registerListSourcesTool(server, toolDeps);
   registerIndexStatsTool(server, toolDeps);
+  // The SDK announces tools.listChanged: true as soon as a tool is registered, but a stateless server
+  // keeps no stream to send notifications/tools/list_changed on, and its tools never change while it
+  // runs: the capability says so (registered before connect, merged over the SDK's).
+  server.server.registerCapabilities({ tools: { listChanged: false } });
   return server;
 }

@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { type KeyRecord, type KeyStore, KeyStoreError } from '../access/key-store.ts';
 import { secretsEqual } from '../access/keys.ts';
+import { registerCompression } from '../http/compression.ts';
 import { createHttpApp } from '../http/app-base.ts';
 import { ADMIN_CSS, loginPage, messagePage, panelPage, type PanelView } from './pages.ts';
 import { cookieHeader, type Flash, LOGIN_COOKIE, parseCookies, SESSION_COOKIE, type Session, SessionStore } from './sessions.ts';
@@ -78,6 +79,7 @@ export async function buildAdminApp(deps: AdminDeps): Promise<FastifyInstance> {
   const loginLimiter = new RateLimiterMemory({ keyPrefix: 'admin-login', points: LOGIN_ATTEMPTS_PER_MINUTE, duration: 60 });
 
   const app = createHttpApp({ logLevel: deps.logLevel, logStream: deps.logStream });
+  await registerCompression(app);
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_LIMIT_BYTES }, (_request, body, done) =>
     done(null, new URLSearchParams(body as string)),
   );

@@ -5,6 +5,7 @@ import { API_VERSION, DocumentIdParams, SearchParameters } from '../core/schemas
 import { collectionStats, getDocumentRecord, listSources } from '../core/use-cases/collection.ts';
 import { searchDocuments } from '../core/use-cases/search.ts';
 import { parseOrThrow } from '../core/validation.ts';
+import { registerCompression } from '../http/compression.ts';
 import { createHttpApp, guardRoutes } from '../http/app-base.ts';
 import { readJsonObject } from '../http/json-body.ts';
 import { buildOpenApiDocument } from '../http/openapi.ts';
@@ -52,6 +53,7 @@ export function gatewayOpenApi(externalUrl: string): Record<string, unknown> {
 
 export async function buildGatewayApp(deps: GatewayDeps): Promise<FastifyInstance> {
   const app = createHttpApp({ logLevel: deps.logLevel, logStream: deps.logStream });
+  await registerCompression(app);
   const openApi = gatewayOpenApi(deps.externalUrl);
   const docsPage = renderDocsPage(openApi, deps.externalUrl);
   guardRoutes(app, deps.guard, FREE_ROUTES);

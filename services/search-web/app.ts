@@ -4,6 +4,7 @@ import type { DocumentIndex } from '../core/index-port.ts';
 import { API_VERSION } from '../core/schemas/index.ts';
 import { parseOrThrow } from '../core/validation.ts';
 import { AppError } from '../core/errors.ts';
+import { registerCompression } from '../http/compression.ts';
 import { createHttpApp, guardRoutes } from '../http/app-base.ts';
 import { readJsonObject } from '../http/json-body.ts';
 import { buildOpenApiDocument } from '../http/openapi.ts';
@@ -58,6 +59,7 @@ export function searchWebOpenApi(externalUrl: string): Record<string, unknown> {
 
 export async function buildSearchWebApp(deps: SearchWebDeps): Promise<FastifyInstance> {
   const app = createHttpApp({ logLevel: deps.logLevel, logStream: deps.logStream });
+  await registerCompression(app);
   const openApi = searchWebOpenApi(deps.externalUrl);
   const assets = deps.staticAssets ?? loadStaticAssets();
   const options = cachedOptions(deps);

@@ -9,6 +9,8 @@ import { registerCompression } from '../http/compression.ts';
 import { createHttpApp, guardRoutes } from '../http/app-base.ts';
 import { readJsonObject } from '../http/json-body.ts';
 import { buildOpenApiDocument } from '../http/openapi.ts';
+import { AppError } from '../core/errors.ts';
+import { DOCS_CONTENT_SECURITY_POLICY, loadDocsAssets } from './docs-assets.ts';
 import { renderDocsPage } from './docs-page.ts';
 import { DOCUMENT_ROUTE, GATEWAY_ROUTES, SEARCH_ROUTE, SOURCES_ROUTE, STATS_ROUTE } from './routes.ts';
 
@@ -26,7 +28,7 @@ export interface GatewayDeps {
 }
 
 // Routes that never consume the anonymous budget (spec 8 rule 2) and health checks.
-const FREE_ROUTES = new Set(['/openapi.json', '/docs', '/healthz', '/readyz']);
+const FREE_ROUTES = new Set(['/openapi.json', '/docs', '/docs/assets/:name', '/healthz', '/readyz']);
 
 export function gatewayOpenApi(externalUrl: string): Record<string, unknown> {
   return buildOpenApiDocument(
@@ -56,10 +58,20 @@ export async function buildGatewayApp(deps: GatewayDeps): Promise<FastifyInstanc
   await registerCompression(app);
   const openApi = gatewayOpenApi(deps.externalUrl);
   const docsPage = renderDocsPage(openApi, deps.externalUrl);
+  const docsAssets = loadDocsAssets();
   guardRoutes(app, deps.guard, FREE_ROUTES);
 
   app.get('/openapi.json', async (_request, reply) => reply.header('cache-control', 'public, max-age=300').send(openApi));
-  app.get('/docs', async (_request, reply) => reply.type('text/html; charset=utf-8').send(docsPage));
+  app.get('/docs', async (_request, reply) =>
+    reply.type('text/html; charset=utf-8').header('content-security-policy', DOCS_CONTENT_SECURITY_POLICY).header('cache-control', 'no-cache').send(docsPage),
+  );
+  app.get('/docs/assets/:name', async (request, reply) => {
+    const asset = docsAssets.get((request.params as { name: string }).name);
+    if (!asset) throw new AppError('ROUTE_NOT_FOUND');
+    reply.header('content-security-policy', DOCS_CONTENT_SECURITY_POLICY).header('cache-control', 'no-cache').header('etag', asset.etag);
+    if (request.headers['if-none-match'] === asset.etag) return reply.code(304).send();
+    return reply.type(asset.type).send(asset.body);
+  });
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_request, reply) => {
     const [index, guard] = await Promise.all([deps.index.ping(), deps.guard.ping()]);

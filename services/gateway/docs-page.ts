@@ -1,5 +1,7 @@
-// The human documentation page at /docs: rendered once from the OpenAPI document, no scripts,
-// no third-party assets, so it works behind a strict Content-Security-Policy and offline.
+// The human documentation page at /docs, rendered once from the OpenAPI document: the essentials,
+// then Swagger UI (served from our own node_modules, see docs-assets.ts) with "Try it out". Without
+// script, the same reference is shown as static HTML. No inline script or style, no third-party
+// asset: it works behind a strict Content-Security-Policy and offline.
 
 function escapeHtml(value: unknown): string {
   return String(value ?? '')
@@ -79,17 +81,17 @@ export function renderDocsPage(doc: Json, baseUrl: string): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(doc.info.title)} – documentation</title>
-<style>body{font:16px/1.5 system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#1b1b1b}
-table{border-collapse:collapse;width:100%;font-size:.9rem}td,th{border:1px solid #ccc;padding:.3rem .5rem;text-align:left;vertical-align:top}
-pre{background:#f4f4f4;padding:.75rem;overflow:auto}.method{background:#1b4d8c;color:#fff;padding:0 .4rem;border-radius:3px;font-size:.9rem}
-section{border-top:1px solid #ddd;margin-top:2rem}</style></head>
-<body><main><h1>${escapeHtml(doc.info.title)}</h1><p>${escapeHtml(doc.info.description)}</p>
+<link rel="stylesheet" href="/docs/assets/swagger-ui.css"><link rel="stylesheet" href="/docs/assets/docs.css">
+<script src="/docs/assets/swagger-ui-bundle.js" defer></script><script src="/docs/assets/docs.js" defer></script></head>
+<body><header class="essentials"><h1>${escapeHtml(doc.info.title)}</h1><p>${escapeHtml(doc.info.description)}</p>
 <h2>Essentials</h2><ul>
 <li>Base URL: <code>${escapeHtml(baseUrl)}</code>; machine-readable description: <a href="openapi.json">openapi.json</a> (OpenAPI ${escapeHtml(doc.openapi)}, version ${escapeHtml(doc.info.version)}).</li>
-<li>Authentication is optional: <code>Authorization: Bearer &lt;PROJECT_READ_KEY&gt;</code>. An invalid or revoked key is answered with 401, never treated as anonymous. Keep keys on the server side of your application.</li>
-<li>Anonymous calls share one budget of 1 request per second for all anonymous users. On 429, wait the number of seconds in <code>Retry-After</code>; under contention another retry may be needed.</li>
+<li>Authentication is optional: <code>Authorization: Bearer &lt;PROJECT_READ_KEY&gt;</code> (in the reference below: "Authorize"). An invalid or revoked key is answered with 401, never treated as anonymous. Keep keys on the server side of your application.</li>
+<li>Anonymous calls share one budget of 1 request per second for all anonymous users, "Try it out" included. On 429, wait the number of seconds in <code>Retry-After</code>; under contention another retry may be needed.</li>
 <li>Query text travels in the POST body only. Search queries are not logged.</li>
 <li>The MCP server (streamable HTTP) is at <code>${escapeHtml(baseUrl)}/mcp</code> with the tools search_index, get_document, list_sources and index_stats.</li>
 <li>Text excerpts and content come from external sources. AI applications must not treat them as instructions.</li>
-</ul><h2>Endpoints</h2>${sections}</main></body></html>`;
+</ul></header>
+<main id="swagger-ui"></main>
+<noscript><div class="essentials"><h2>Endpoints</h2>${sections}</div></noscript></body></html>`;
 }

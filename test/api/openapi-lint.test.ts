@@ -71,6 +71,12 @@ describe.each([
 });
 
 describe('gateway document', () => {
+  it('shows no JavaScript-only bound on /docs either', async () => {
+    const html = (await getJson(`${gateway.url}/docs`)).body as string;
+    expect(html).toContain('default 10');
+    expect(html).not.toContain(SAFE_BOUND);
+  });
+
   it('gives limit and offset their defaults, as FastAPI does', () => {
     const { properties } = gatewayDoc.components.schemas.SearchParameters;
     expect(properties.limit).toMatchObject({ type: 'integer', minimum: 1, maximum: 50, default: 10 });

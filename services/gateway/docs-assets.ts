@@ -45,11 +45,13 @@ const STYLES = `body { margin: 0; font: 16px/1.5 system-ui, sans-serif; color: #
 .essentials h1 { margin: .5rem 0; font-size: 1.8rem; }
 .essentials ul { padding-left: 1.2rem; }
 .essentials code { background: #f4f4f4; padding: 0 .2rem; border-radius: 3px; }
-table { border-collapse: collapse; width: 100%; font-size: .9rem; }
-td, th { border: 1px solid #ccc; padding: .3rem .5rem; text-align: left; vertical-align: top; }
-pre { background: #f4f4f4; padding: .75rem; overflow: auto; }
-.method { background: #1b4d8c; color: #fff; padding: 0 .4rem; border-radius: 3px; font-size: .9rem; }
-section { border-top: 1px solid #ddd; margin-top: 2rem; }
+.essentials table { border-collapse: collapse; width: 100%; font-size: .9rem; }
+.essentials td, .essentials th { border: 1px solid #ccc; padding: .3rem .5rem; text-align: left; vertical-align: top; }
+.essentials pre { background: #f4f4f4; padding: .75rem; overflow: auto; }
+.essentials .method { background: #1b4d8c; color: #fff; padding: 0 .4rem; border-radius: 3px; font-size: .9rem; }
+.essentials section { border-top: 1px solid #ddd; margin-top: 2rem; }
+/* Title and description are in the header above; Swagger UI would repeat them. */
+.swagger-ui .information-container { display: none; }
 `;
 
 function asset(body: Buffer | string, type: string): DocsAsset {

@@ -15,7 +15,7 @@ function patternOf(url: string): RegExp {
     .split('/')
     .map((part) => (part.startsWith(':') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
     .join('/');
-  return new RegExp(`^${source}/?$`);
+  return new RegExp(`^${source}$`);
 }
 
 /** Records the routes of `app` (call before any route is added); returns the lookup. */

@@ -66,6 +66,11 @@ export const DOCUMENT_RESPONSE_EXAMPLE = {
 
 export const DOCUMENT_ID_EXAMPLE = DOCUMENT_ID;
 
+const ID_PATTERN = '^urn:uuid:[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
+export const DOCUMENT_ID_INVALID_EXAMPLE = {
+  detail: [{ type: 'string_pattern_mismatch', loc: ['path', 'document_id'], msg: `String should match pattern '${ID_PATTERN}'`, input: 'abc', ctx: { pattern: ID_PATTERN } }],
+};
+
 export const SOURCES_RESPONSE_EXAMPLE = {
   sources: [
     { domain: 'lindenau.example', documents: 25 },

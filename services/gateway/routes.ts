@@ -9,6 +9,7 @@ import {
 import type { RouteSpec } from '../http/openapi.ts';
 import {
   DOCUMENT_ID_EXAMPLE,
+  DOCUMENT_ID_INVALID_EXAMPLE,
   DOCUMENT_RESPONSE_EXAMPLE,
   SEARCH_REQUEST_EXAMPLES,
   SEARCH_RESPONSE_EXAMPLE,
@@ -50,6 +51,7 @@ export const DOCUMENT_ROUTE: RouteSpec = {
   errors: [401, 403, 404, 422, 429],
   keyed: true,
   parameterExamples: { document_id: DOCUMENT_ID_EXAMPLE },
+  invalidExample: DOCUMENT_ID_INVALID_EXAMPLE,
   responseExample: DOCUMENT_RESPONSE_EXAMPLE,
 };
 

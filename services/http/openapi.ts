@@ -28,6 +28,8 @@ export interface RouteSpec {
   responseExample: unknown;
   /** One example per path parameter. */
   parameterExamples?: Record<string, string>;
+  /** The 422 body of a typical mistake, as the server answers it (default: a limit above 50). */
+  invalidExample?: unknown;
 }
 
 export interface OpenApiInfo {
@@ -53,11 +55,13 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   429: 'Request limit reached; wait the number of seconds in Retry-After.',
 };
 
+const LIMIT_TOO_LARGE = {
+  detail: [{ type: 'less_than_equal', loc: ['body', 'limit'], msg: 'Input should be less than or equal to 50', input: 500, ctx: { le: 50 } }],
+};
+
 /** The body each error status answers with, from the one table of error codes. */
-function errorExample(status: number): unknown {
-  if (status === 422) {
-    return { detail: [{ type: 'less_than_equal', loc: ['body', 'limit'], msg: 'Input should be less than or equal to 50', input: 500, ctx: { le: 50 } }] };
-  }
+function errorExample(status: number, route: RouteSpec): unknown {
+  if (status === 422) return route.invalidExample ?? LIMIT_TOO_LARGE;
   const code = (Object.keys(ERROR_CODES) as ErrorCode[]).find((c) => ERROR_CODES[c].status === status && c !== 'ROUTE_NOT_FOUND' && c !== 'INTERNAL');
   if (!code) return { detail: 'Error', code: 'ERROR' };
   return { detail: ERROR_CODES[code].message, code, ...(status === 429 ? { retry_after: 1 } : {}) };
@@ -123,7 +127,7 @@ export function buildOpenApiDocument(info: OpenApiInfo, routes: RouteSpec[]): Re
       responses[status] = {
         description: ERROR_DESCRIPTIONS[status] ?? 'Error.',
         ...(headers ? { headers } : {}),
-        content: { 'application/json': { schema: status === 422 ? validationRef : errorRef, example: errorExample(status) } },
+        content: { 'application/json': { schema: status === 422 ? validationRef : errorRef, example: errorExample(status, route) } },
       };
     }
     const operation: Record<string, unknown> = {

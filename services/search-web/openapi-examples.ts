@@ -42,6 +42,11 @@ const SOCIAL_HIT = {
 
 const page = (results: unknown[]) => ({ results, provider: 'local', has_more: false, total: results.length, total_relation: 'eq', offset: 0 });
 
+/** The 422 of an offset past the public limit, as the server answers it. */
+export const OFFSET_TOO_LARGE = {
+  detail: [{ type: 'less_than_equal', loc: ['body', 'offset'], msg: 'Input should be less than or equal to 1000', input: 5000, ctx: { le: 1000 } }],
+};
+
 export const OPTIONS_RESPONSE_EXAMPLE = {
   sources: [
     { domain: 'lindenau.example', documents: 25 },

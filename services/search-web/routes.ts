@@ -1,5 +1,5 @@
 import type { RouteSpec } from '../http/openapi.ts';
-import { FEDIVERSE_SEARCH_EXAMPLES, NEWS_EXAMPLES, OPTIONS_RESPONSE_EXAMPLE, SOCIAL_EXAMPLES, WEB_SEARCH_EXAMPLES } from './openapi-examples.ts';
+import { FEDIVERSE_SEARCH_EXAMPLES, NEWS_EXAMPLES, OFFSET_TOO_LARGE, OPTIONS_RESPONSE_EXAMPLE, SOCIAL_EXAMPLES, WEB_SEARCH_EXAMPLES } from './openapi-examples.ts';
 import {
   FediverseSearchRequest,
   NewsSearchRequest,
@@ -47,6 +47,7 @@ export const WEB_SEARCH_ROUTE: RouteSpec = {
   keyed: false,
   requestExamples: WEB_SEARCH_EXAMPLES.request,
   responseExample: WEB_SEARCH_EXAMPLES.response,
+  invalidExample: OFFSET_TOO_LARGE,
 };
 
 export const NEWS_ROUTE: RouteSpec = {
@@ -63,6 +64,7 @@ export const NEWS_ROUTE: RouteSpec = {
   keyed: false,
   requestExamples: NEWS_EXAMPLES.request,
   responseExample: NEWS_EXAMPLES.response,
+  invalidExample: OFFSET_TOO_LARGE,
 };
 
 export const FEDIVERSE_SEARCH_ROUTE: RouteSpec = {
@@ -81,6 +83,7 @@ export const FEDIVERSE_SEARCH_ROUTE: RouteSpec = {
   keyed: false,
   requestExamples: FEDIVERSE_SEARCH_EXAMPLES.request,
   responseExample: FEDIVERSE_SEARCH_EXAMPLES.response,
+  invalidExample: OFFSET_TOO_LARGE,
 };
 
 export const SOCIAL_ROUTE: RouteSpec = {
@@ -97,6 +100,7 @@ export const SOCIAL_ROUTE: RouteSpec = {
   keyed: false,
   requestExamples: SOCIAL_EXAMPLES.request,
   responseExample: SOCIAL_EXAMPLES.response,
+  invalidExample: OFFSET_TOO_LARGE,
 };
 
 export const PUBLIC_ROUTES: RouteSpec[] = [OPTIONS_ROUTE, WEB_SEARCH_ROUTE, NEWS_ROUTE, FEDIVERSE_SEARCH_ROUTE, SOCIAL_ROUTE];

@@ -115,6 +115,20 @@ describe('gateway document', () => {
   });
 });
 
+describe('422 examples', () => {
+  const example422 = (doc: any, path: string, method: string) => doc.paths[path][method].responses['422'].content['application/json'].example;
+
+  it('are what the servers answer to those mistakes', async () => {
+    expect((await postJson(`${gateway.url}/v1/search`, { q: 'Haus', limit: 500 })).body).toEqual(example422(gatewayDoc, '/v1/search', 'post'));
+    expect((await getJson(`${gateway.url}/v1/documents/abc`)).body).toEqual(example422(gatewayDoc, '/v1/documents/{document_id}', 'get'));
+    for (const [path, method, op] of operations(webDoc)) {
+      if (!op.responses['422']) continue;
+      const body = path === '/api/search' || path === '/api/fediverse/search' ? { q: 'Haus', offset: 5000 } : { offset: 5000 };
+      expect((await postJson(`${web.url}${path}`, body)).body, path).toEqual(example422(webDoc, path, method));
+    }
+  });
+});
+
 describe('web document', () => {
   it('declares its operations public with security: [] and offset with its default', () => {
     for (const [path, method, op] of operations(webDoc)) expect(op.security, `${method} ${path}`).toEqual([]);

@@ -1,6 +1,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisKeyStore } from '../../services/access/key-store-redis.ts';
+import { generatePepper } from '../../services/access/keys.ts';
 import { silentLog } from '../../services/access/log.ts';
 import { connectRedis, createRedisClient } from '../../services/access/redis-client.ts';
 import { type RedisServer, startRedisServer } from '../helpers/redis-server.ts';
@@ -15,10 +16,13 @@ afterAll(async () => {
   await server?.stop();
 });
 
-async function openStore(): Promise<RedisKeyStore> {
+// The pepper of the deployment, from configuration as every replica gets it (never from Redis).
+const PEPPER = generatePepper();
+
+async function openStore(pepper = PEPPER): Promise<RedisKeyStore> {
   const client = createRedisClient(server.url, silentLog);
   if (!(await connectRedis(client, 3000))) throw new Error('test redis-server not reachable');
-  return new RedisKeyStore({ client, ownsClient: true });
+  return new RedisKeyStore({ client, pepper, ownsClient: true });
 }
 
 async function everything(): Promise<string> {
@@ -49,6 +53,34 @@ describe('redis key store specifics', () => {
     expect(dump).toContain('scan me');
     expect(dump).not.toContain(key.slice(11));
     await store.close();
+  });
+
+  it('keeps the pepper out of Redis: a copy of Redis holds neither it nor anything that verifies a key without it', async () => {
+    const admin = new Redis(server.url);
+    await admin.flushall();
+    const store = await openStore();
+    const { key } = await store.create({ name: 'pepper test', limit: '1/s' });
+    const dump = await everything();
+    expect(dump).not.toContain(PEPPER.toString('base64url'));
+    expect(await admin.keys('*pepper')).toEqual([]);
+    // A replica with another pepper is refused loudly instead of silently answering 401 to every key.
+    const stranger = await openStore(generatePepper());
+    await expect(stranger.verify(key)).rejects.toMatchObject({ code: 'UNAVAILABLE', message: expect.stringMatching(/pepper/) });
+    expect((await store.verify(key))?.name).toBe('pepper test');
+    await Promise.all([store.close(), stranger.close()]);
+    admin.disconnect();
+  });
+
+  it('refuses to work on a store whose pepper is still kept in Redis, naming the migration', async () => {
+    const admin = new Redis(server.url);
+    await admin.flushall();
+    await admin.set('fundus:{keys}:v1:pepper', generatePepper().toString('base64url'));
+    const store = await openStore();
+    await expect(store.create({ name: 'old store', limit: '1/s' })).rejects.toMatchObject({ code: 'UNAVAILABLE', message: expect.stringMatching(/FUNDUS_KEY_PEPPER/) });
+    await expect(store.verify('fk_' + 'A'.repeat(43))).rejects.toMatchObject({ code: 'UNAVAILABLE' });
+    await store.close();
+    await admin.flushall();
+    admin.disconnect();
   });
 
   it('keeps honouring recently seen keys while Redis is down, fails fast on unseen ones, and recovers', async () => {

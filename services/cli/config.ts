@@ -193,6 +193,8 @@ export function loadConfig(flags: Record<string, string | undefined>, env: NodeJ
             .filter((url): url is string => Boolean(url))
             .map((url) => new URL(url).hostname)
             .concat(s.FUNDUS_ALLOWED_HOSTS)
+            // A name the service is bound to (not 0.0.0.0) is one of its names too.
+            .concat([s.FUNDUS_HOST, s.FUNDUS_WEB_HOST, s.FUNDUS_ADMIN_HOST].filter((h): h is string => Boolean(h)))
             .map((host) => host.toLowerCase()),
         ),
       ],

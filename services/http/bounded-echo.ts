@@ -5,7 +5,7 @@
 
 const MAX_DEPTH = 4;
 const MAX_ITEMS = 20;
-const MAX_STRING = 200;
+const MAX_STRING = 1000;
 const ELLIPSIS = '…';
 
 function cutString(value: string): string {
@@ -16,7 +16,7 @@ function isContainer(value: unknown): value is object {
   return value !== null && typeof value === 'object';
 }
 
-/** A copy of `value` no deeper than 4 levels, with at most 20 items per list or object and strings of at most 200 characters. */
+/** A copy of `value` no deeper than 4 levels, with at most 20 items per list or object and strings of at most 1000 characters. */
 export function boundedEcho(value: unknown): unknown {
   if (typeof value === 'string') return cutString(value);
   if (!isContainer(value)) return value;

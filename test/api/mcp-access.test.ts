@@ -48,7 +48,8 @@ describe('refusals on /mcp (stand-in guards)', () => {
     const response = await postMcp(gateway.mcpUrl, INITIALIZE, { authorization: 'Bearer fk_wrong' });
     expect(response.status).toBe(401);
     expect(response.headers.get('www-authenticate')).toBe('Bearer');
-    expect(await response.json()).toMatchObject({ code: 'KEY_INVALID' });
+    // A JSON-RPC error object, with the status and header of the REST answer (issue 21 point 5).
+    expect(await response.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32001, data: { code: 'KEY_INVALID', status: 401 } } });
     await expect(connectClient(gateway.mcpUrl, { headers: { authorization: 'Bearer fk_wrong' } })).rejects.toMatchObject({ code: 401 });
   });
 
@@ -57,7 +58,7 @@ describe('refusals on /mcp (stand-in guards)', () => {
     const response = await postMcp(gateway.mcpUrl, INITIALIZE);
     expect(response.status).toBe(429);
     expect(response.headers.get('retry-after')).toBe('1');
-    expect(await response.json()).toMatchObject({ code: 'RATE_LIMITED', retry_after: 1 });
+    expect(await response.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32029, data: { code: 'RATE_LIMITED', status: 429, retry_after: 1 } } });
     await expect(connectClient(gateway.mcpUrl)).rejects.toMatchObject({ code: 429 });
   });
 

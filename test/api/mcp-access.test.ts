@@ -121,6 +121,33 @@ describe('the real access guard on /mcp', () => {
     await client.close();
   });
 
+  it('charges nothing for /.well-known/ metadata probes, which MCP clients send before connecting', async () => {
+    const gateway = await gatewayWith(realGuard().guard);
+    for (const path of ['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp', '/.well-known/oauth-authorization-server']) {
+      const response = await fetch(new URL(path, gateway.url));
+      expect(response.status, path).toBe(404);
+      expect(response.headers.get('retry-after')).toBeNull();
+    }
+    // The one anonymous call of the hour is still there.
+    expect((await postMcp(gateway.mcpUrl, INITIALIZE)).status).toBe(200);
+  });
+
+  it('answers refusals as JSON-RPC errors with the REST status and headers', async () => {
+    const gateway = await gatewayWith(realGuard().guard);
+    const unknown = await postMcp(gateway.mcpUrl, INITIALIZE, { authorization: 'Bearer fk_not-a-real-key' });
+    expect(unknown.status).toBe(401);
+    expect(unknown.headers.get('www-authenticate')).toMatch(/^Bearer/);
+    expect(await unknown.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32001, data: { code: 'KEY_INVALID' } } });
+    const origin = await postMcp(gateway.mcpUrl, INITIALIZE, { origin: 'https://elsewhere.example' });
+    expect(origin.status).toBe(403);
+    expect(await origin.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32003, data: { code: 'ORIGIN_FORBIDDEN' } } });
+    expect((await postMcp(gateway.mcpUrl, INITIALIZE)).status).toBe(200);
+    const limited = await postMcp(gateway.mcpUrl, INITIALIZE);
+    expect(limited.status).toBe(429);
+    const retryAfter = Number(limited.headers.get('retry-after'));
+    expect(await limited.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32029, data: { code: 'RATE_LIMITED', retry_after: retryAfter } } });
+  });
+
   it('answers a browser origin that is not allowed with 403', async () => {
     const gateway = await gatewayWith(realGuard().guard);
     expect((await postMcp(gateway.mcpUrl, INITIALIZE, { origin: 'https://elsewhere.example' })).status).toBe(403);

@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisKeyStore } from '../../services/access/key-store-redis.ts';
-import { generatePepper } from '../../services/access/keys.ts';
+import { generateKey, generatePepper, hashKey, keyIdOf } from '../../services/access/keys.ts';
 import { silentLog } from '../../services/access/log.ts';
 import { connectRedis, createRedisClient } from '../../services/access/redis-client.ts';
 import { type RedisServer, startRedisServer } from '../helpers/redis-server.ts';
@@ -78,6 +78,28 @@ describe('redis key store specifics', () => {
     const store = await openStore();
     await expect(store.create({ name: 'old store', limit: '1/s' })).rejects.toMatchObject({ code: 'UNAVAILABLE', message: expect.stringMatching(/FUNDUS_KEY_PEPPER/) });
     await expect(store.verify('fk_' + 'A'.repeat(43))).rejects.toMatchObject({ code: 'UNAVAILABLE' });
+    await store.close();
+    await admin.flushall();
+    admin.disconnect();
+  });
+
+  it('keeps the keys of an old store valid after the migration the README describes', async () => {
+    // An old store: the pepper beside the hashes in Redis.
+    const admin = new Redis(server.url);
+    await admin.flushall();
+    const oldPepper = generatePepper();
+    const key = generateKey();
+    const id = keyIdOf(key);
+    await admin.set('fundus:{keys}:v1:pepper', oldPepper.toString('base64url'));
+    await admin.hset(`fundus:{keys}:v1:rec:${id}`, { id, name: 'from before', hash: hashKey(key, oldPepper), limit: '1/s', created_at: '2026-01-01T00:00:00.000Z' });
+    await admin.sadd('fundus:{keys}:v1:ids', id);
+    await admin.hset('fundus:{keys}:v1:names', 'from before', id);
+    // README "Security": GET the value into FUNDUS_KEY_PEPPER (or a file), then DEL it from Redis.
+    const moved = Buffer.from((await admin.get('fundus:{keys}:v1:pepper'))!, 'base64url');
+    await admin.del('fundus:{keys}:v1:pepper');
+    const store = await openStore(moved);
+    expect((await store.verify(key))?.name).toBe('from before');
+    expect(await admin.keys('*:pepper')).toEqual([]);
     await store.close();
     await admin.flushall();
     admin.disconnect();

@@ -18,7 +18,8 @@ fundus keys revoke --data DIR ID_OR_NAME
 fundus keys set-limit --data DIR ID_OR_NAME --limit LIMIT
 
 LIMIT is ${LIMIT_HINT}.
-With REDIS_URL set, the commands act on the shared Redis key store instead of DIR.`;
+With REDIS_URL set, the commands act on the shared Redis key store instead of DIR; they then need
+the servers' FUNDUS_KEY_PEPPER or FUNDUS_KEY_PEPPER_FILE (README "Security").`;
 
 export interface KeysCommandIo {
   out: NodeJS.WritableStream;

@@ -185,6 +185,16 @@ describe('hostile JSON bodies', () => {
     }
   });
 
+  it('answers 30,000-deep tool arguments on /mcp with an invalid-arguments tool error', async () => {
+    const body = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"search_index","arguments":{"query":${deep}}}}`;
+    const answer = await raw(gateway, '/mcp', { headers: MCP_HEADERS, body });
+    expect(answer.status).toBe(200);
+    const { result } = JSON.parse(answer.text);
+    expect(result.isError).toBe(true);
+    expect(result.content[0].text).toMatch(/^Invalid arguments for search_index/);
+    expect(answer.text.length).toBeLessThan(5000);
+  });
+
   it('cuts long echoed strings', async () => {
     const answer = await raw(gateway, '/v1/search', { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ q: 'x'.repeat(50_000) }) });
     expect(answer.status).toBe(422);

@@ -71,6 +71,14 @@ function trickle(head: string, tail: string): Promise<Trickle> {
 }
 
 describe('slow clients are cut off', () => {
+  it('has limits by default on every server fundus starts (30 s per request, 10 s for headers)', async () => {
+    const plain = await buildGatewayApp({ index, guard: admitAllGuardForTests(), countBudgetMs: 100, externalUrl: 'http://127.0.0.1:8082', logLevel: 'silent' });
+    await plain.ready();
+    expect(plain.server.requestTimeout).toBe(30_000);
+    expect(plain.server.headersTimeout).toBe(10_000);
+    await plain.close();
+  });
+
   const body = JSON.stringify({ q: 'Haus', source: 'x'.repeat(560) });
 
   it('a POST body sent one byte at a time gets 408 and a closed connection', async () => {

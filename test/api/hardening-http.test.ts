@@ -91,6 +91,12 @@ describe('JSON-RPC batches on /mcp', () => {
     }
   });
 
+  it('answers a body over the size limit with a JSON-RPC error and status 413', async () => {
+    const answer = await raw(gateway, '/mcp', { headers: MCP_HEADERS, body: JSON.stringify({ ...searchCall(1), pad: 'x'.repeat(70_000) }) });
+    expect(answer.status).toBe(413);
+    expect(JSON.parse(answer.text)).toMatchObject({ jsonrpc: '2.0', id: null, error: { data: { code: 'BODY_TOO_LARGE', status: 413 } } });
+  });
+
   it('still serves one message per request, through the SDK client', async () => {
     const { client } = await connectClient(new URL('/mcp', gateway));
     const result = await client.callTool({ name: 'search_index', arguments: { query: 'Haus' } });

@@ -65,7 +65,7 @@ interface Deployment {
 async function startDeployment(): Promise<Deployment> {
   const dataDir = mkdtempSync(join(tmpdir(), 'fundus-quota-'));
   const redis: RedisServer | null = values.memory ? null : await startRedisServer();
-  const env: NodeJS.ProcessEnv = redis ? { REDIS_URL: redis.url } : {};
+  const env: NodeJS.ProcessEnv = redis ? { REDIS_URL: redis.url, FUNDUS_KEY_PEPPER_FILE: join(dataDir, 'key-pepper') } : {};
   const config = loadConfig({ data: dataDir }, env);
   const replicas: { access: Access; close: () => Promise<void>; url: string }[] = [];
   for (let i = 0; i < replicaCount; i += 1) {

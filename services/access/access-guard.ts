@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Config, RateLimit } from '../cli/config.ts';
 import { AppError } from '../core/errors.ts';
-import { ANONYMOUS_BUDGET, type Budgets, createMemoryBudgets, createRedisBudgets, keyBudget } from './budgets.ts';
+import { ANONYMOUS_BUDGET, type Budgets, createMemoryBudgets, createRedisBudgets, INVALID_KEY_BUDGET, keyBudget } from './budgets.ts';
 import type { GuardDecision, GuardRequest, Principal, RequestGuard } from './guard.ts';
 import { type KeyStore, KeyStoreError } from './key-store.ts';
 import { RedisKeyStore } from './key-store-redis.ts';
@@ -9,17 +9,25 @@ import { openSqliteKeyStore } from './key-store-sqlite.ts';
 import { secretsEqual } from './keys.ts';
 import { parseKeyLimit } from './limits.ts';
 import type { AccessLog } from './log.ts';
+import { HostPolicy } from './hosts.ts';
 import { OriginPolicy, type OriginVerdict } from './origins.ts';
+import { loadPepper } from './pepper-file.ts';
 import { createPublicGuard } from './public-guard.ts';
+import { RedisBreaker } from './redis-breaker.ts';
 import { closeRedis, connectRedis, createRedisClient } from './redis-client.ts';
-import { budgetHeaders, keyInvalid, originForbidden, rateLimited } from './refusals.ts';
+import { budgetHeaders, hostForbidden, keyInvalid, originForbidden, rateLimited } from './refusals.ts';
 
-// The gateway's guard (spec sections 5, 7, 8; DESIGN.md section 5). Order of checks: key (401) ->
-// origin (403) -> budget (429). Whatever is wrong with a presented key, the answer is 401: a
-// request that carries credentials is never served as anonymous.
+// The gateway's guard (spec sections 5, 7, 8; DESIGN.md section 5). Order of checks: host (403) ->
+// key (401) -> origin (403) -> budget (429). Whatever is wrong with a presented key, the answer is
+// 401: a request that carries credentials is never served as anonymous. Refused keys draw on a
+// global budget of their own (FUNDUS_INVALID_KEY_LIMIT): beyond it they get 429, so guessing keys
+// costs the guesser time, while valid keys are never slowed by someone else's guessing.
 
 export interface AccessGuardOptions {
-  config: { access: Pick<Config['access'], 'allowedOrigins' | 'anonymousLimit'>; admin: Pick<Config['admin'], 'token'> };
+  config: {
+    access: Pick<Config['access'], 'allowedOrigins' | 'anonymousLimit'> & Partial<Pick<Config['access'], 'invalidKeyLimit' | 'allowedHosts'>>;
+    admin: Pick<Config['admin'], 'token'>;
+  };
   keyStore: KeyStore;
   budgets: Budgets;
   log: AccessLog;
@@ -29,6 +37,7 @@ export interface AccessGuardOptions {
 }
 
 const BEARER = /^Bearer +([!-~]+) *$/i;
+const DEFAULT_INVALID_KEY_LIMIT: RateLimit = { points: 60, durationSeconds: 60 };
 
 function headerValue(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
@@ -36,7 +45,9 @@ function headerValue(value: string | string[] | undefined): string | undefined {
 
 export function createAccessGuard(options: AccessGuardOptions): RequestGuard {
   const { keyStore, budgets, log } = options;
-  const origins = new OriginPolicy(options.config.access.allowedOrigins);
+  const hosts = new HostPolicy(options.config.access.allowedHosts ?? []);
+  const origins = new OriginPolicy(options.config.access.allowedOrigins, hosts);
+  const invalidKeyLimit = options.config.access.invalidKeyLimit ?? DEFAULT_INVALID_KEY_LIMIT;
   const adminToken = options.config.admin.token;
   const anonymousLimit = options.config.access.anonymousLimit;
   const now = options.now ?? (() => new Date());
@@ -46,9 +57,9 @@ export function createAccessGuard(options: AccessGuardOptions): RequestGuard {
     const authorization = headerValue(headers.authorization);
     if (authorization === undefined) return { principal: { kind: 'anonymous' }, limit: anonymousLimit };
     const token = BEARER.exec(authorization)?.[1];
-    if (!token) throw keyInvalid(cors);
+    if (!token) throw await refusedKey(cors);
     // Admin tokens are never read keys (spec 5 rule 1), even if one happened to look like a key.
-    if (adminToken && secretsEqual(token, adminToken)) throw keyInvalid(cors);
+    if (adminToken && secretsEqual(token, adminToken)) throw await refusedKey(cors);
     let record;
     try {
       record = await keyStore.verify(token);
@@ -58,9 +69,15 @@ export function createAccessGuard(options: AccessGuardOptions): RequestGuard {
       throw new AppError('ACCESS_UNAVAILABLE', { headers: { ...cors, 'retry-after': '1' }, cause: error });
     }
     const limit = record ? parseKeyLimit(record.limit) : null;
-    if (!record || !limit) throw keyInvalid(cors);
+    if (!record || !limit) throw await refusedKey(cors);
     noteUse(record.id);
     return { principal: { kind: 'key', keyId: record.id, name: record.name }, limit };
+  }
+
+  /** 401 for a refused key, or 429 once refused keys have used up their global budget. */
+  async function refusedKey(cors: Record<string, string>): Promise<AppError> {
+    const outcome = await budgets.consume(INVALID_KEY_BUDGET, invalidKeyLimit);
+    return outcome.admitted ? keyInvalid(cors) : rateLimited(outcome, cors);
   }
 
   // The day of last use is written at most once a day per key and process, off the request path.
@@ -80,6 +97,7 @@ export function createAccessGuard(options: AccessGuardOptions): RequestGuard {
 
   return {
     async admit(request: GuardRequest): Promise<GuardDecision> {
+      if (!hosts.allowsRequest(request.headers)) throw hostForbidden();
       const verdict = origins.judge(request.headers);
       const cors = origins.responseHeaders(verdict);
       const { principal, limit } = await authenticate(request.headers, cors);
@@ -92,6 +110,7 @@ export function createAccessGuard(options: AccessGuardOptions): RequestGuard {
     },
 
     async preflight(request) {
+      if (!hosts.allowsRequest(request.headers)) throw hostForbidden();
       const verdict = origins.judge(request.headers);
       if (verdict.kind !== 'allowed') throw originForbidden();
       return origins.preflightHeaders(verdict);
@@ -133,11 +152,15 @@ export async function createAccess(config: AccessConfig, log: AccessLog): Promis
   if (redisUrl) {
     const client = createRedisClient(redisUrl, log);
     if (!(await connectRedis(client, REDIS_STARTUP_WAIT_MS))) log.warn({ component: 'access' }, 'redis not reachable at start-up: serving with in-process budgets until it is');
-    keyStore = new RedisKeyStore({ client });
-    budgets = createRedisBudgets({ client, fallbackShare: config.access.fallbackShare });
-    closeStores = () => closeRedis(client);
+    const breaker = new RedisBreaker(client);
+    keyStore = new RedisKeyStore({ client, pepper: loadPepper(config.access.keyPepper), breaker });
+    budgets = createRedisBudgets({ client, fallbackShare: config.access.fallbackShare, breaker });
+    closeStores = () => {
+      breaker.stop();
+      return closeRedis(client);
+    };
   } else {
-    keyStore = openSqliteKeyStore(config.dataDir);
+    keyStore = openSqliteKeyStore(config.dataDir, undefined, loadPepper(config.access.keyPepper));
     budgets = createMemoryBudgets();
     closeStores = () => keyStore.close();
   }

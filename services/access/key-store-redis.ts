@@ -1,5 +1,6 @@
 import type { ChainableCommander, Redis } from 'ioredis';
-import { generateKey, isWellFormedKey, keyIdOf, hashKey, keyMatchesHash, PEPPER_BYTES, generatePepper } from './keys.ts';
+import { createHmac } from 'node:crypto';
+import { generateKey, isWellFormedKey, keyIdOf, hashKey, keyMatchesHash } from './keys.ts';
 import {
   type CreatedKey,
   type KeyRecord,
@@ -11,6 +12,7 @@ import {
   normaliseKeyName,
   pickRecord,
 } from './key-store.ts';
+import type { RedisBreaker } from './redis-breaker.ts';
 import { closeRedis } from './redis-client.ts';
 
 // The shared key store of a deployment. Every replica reads a key's record through a cache of at
@@ -18,6 +20,13 @@ import { closeRedis } from './redis-client.ts';
 // (issue 4). While Redis is unreachable a replica keeps honouring records it read recently
 // (STALE_MS) instead of failing every keyed call; a key it never saw cannot be checked and fails.
 // The `{keys}` hash tag keeps all records in one slot, so the scripts stay atomic on a cluster too.
+//
+// The pepper (the HMAC key of the hashes) is never stored in Redis (issue 19): a copy of Redis alone
+// cannot test a key. It comes from configuration (FUNDUS_KEY_PEPPER or FUNDUS_KEY_PEPPER_FILE), the
+// same on every replica. Redis keeps only a check value (an HMAC under the pepper of a fixed text),
+// written by the first store to use it, so that a replica with a different pepper fails loudly
+// instead of refusing every key in silence. Stores made before this kept the pepper at PEPPER: that
+// value must be moved into the configuration once (README "Security"); until then the store refuses.
 
 const CACHE_MS = 500;
 const STALE_MS = 15 * 60_000;
@@ -25,7 +34,8 @@ const CACHE_ENTRIES = 10_000; // unknown ids are cached too, so a flood of made-
 const PREFIX = 'fundus:{keys}:v1';
 const IDS = `${PREFIX}:ids`;
 const NAMES = `${PREFIX}:names`;
-const PEPPER = `${PREFIX}:pepper`;
+const LEGACY_PEPPER = `${PREFIX}:pepper`;
+const PEPPER_CHECK = `${PREFIX}:pepper-check`;
 const recordKey = (id: string) => `${PREFIX}:rec:${id}`;
 
 const CREATE = `
@@ -57,7 +67,6 @@ interface StoredRecord extends KeyRecord {
 
 interface CacheEntry {
   record: StoredRecord | null;
-  pepper: Buffer | null;
   at: number;
 }
 
@@ -68,9 +77,9 @@ async function replies(pipeline: ChainableCommander): Promise<unknown[]> {
   return results.map(([, reply]) => reply);
 }
 
-function pepperOf(stored: string | null): Buffer | null {
-  const pepper = Buffer.from(stored ?? '', 'base64url');
-  return pepper.length === PEPPER_BYTES ? pepper : null;
+/** The value Redis keeps to tell whether a replica's pepper is the one the keys were hashed with. */
+export function pepperCheckOf(pepper: Buffer): string {
+  return createHmac('sha256', pepper).update('fundus key pepper check v1').digest('base64url');
 }
 
 function fromHash(hash: Record<string, string>): StoredRecord | null {
@@ -92,6 +101,10 @@ function publicRecord({ hash: _hash, ...record }: StoredRecord): KeyRecord {
 
 export interface RedisKeyStoreOptions {
   client: Redis;
+  /** The HMAC key of the stored hashes, from configuration (never from Redis). */
+  pepper: Buffer;
+  /** Skips Redis while it stalls (shared with the budgets); recent records keep being honoured. */
+  breaker?: RedisBreaker;
   /** Closes the client with the store (the CLI owns its client; a server shares one). */
   ownsClient?: boolean;
   now?: () => Date;
@@ -100,6 +113,10 @@ export interface RedisKeyStoreOptions {
 
 export class RedisKeyStore implements KeyStore {
   private readonly client: Redis;
+  private readonly pepper: Buffer;
+  private readonly pepperCheck: string;
+  private readonly breaker: RedisBreaker | null;
+  private pepperAgreed = false;
   private readonly ownsClient: boolean;
   private readonly now: () => Date;
   private readonly clock: () => number;
@@ -107,21 +124,29 @@ export class RedisKeyStore implements KeyStore {
 
   constructor(options: RedisKeyStoreOptions) {
     this.client = options.client;
+    this.pepper = options.pepper;
+    this.pepperCheck = pepperCheckOf(options.pepper);
+    this.breaker = options.breaker ?? null;
     this.ownsClient = options.ownsClient ?? false;
     this.now = options.now ?? (() => new Date());
     this.clock = options.clock ?? Date.now;
   }
 
   /**
-   * The deployment-wide pepper: the first writer creates it (SET NX), everyone else reads it. It is
-   * read afresh with every record, never cached alone, so that all replicas agree even after Redis
-   * lost its data and a new pepper was drawn.
+   * Checks once per store that the configured pepper is the one the keys were hashed with: the first
+   * store writes the check value (SET NX), every other compares. A pepper still kept in Redis (a store
+   * from before) or a different check value stops key handling with a message saying what to do.
    */
-  private async loadPepper(): Promise<Buffer> {
-    const [, stored] = await replies(this.client.pipeline().set(PEPPER, generatePepper().toString('base64url'), 'NX').get(PEPPER));
-    const pepper = pepperOf(stored as string | null);
-    if (!pepper) throw new KeyStoreError('UNAVAILABLE', 'the key pepper in Redis is damaged');
-    return pepper;
+  private async agreePepper(): Promise<void> {
+    if (this.pepperAgreed) return;
+    const [legacy, , check] = await replies(this.client.pipeline().exists(LEGACY_PEPPER).set(PEPPER_CHECK, this.pepperCheck, 'NX').get(PEPPER_CHECK));
+    if (Number(legacy) > 0) {
+      throw new KeyStoreError('UNAVAILABLE', `the key pepper is still stored in Redis (${LEGACY_PEPPER}): move it into FUNDUS_KEY_PEPPER or FUNDUS_KEY_PEPPER_FILE and delete it from Redis (README "Security")`);
+    }
+    if (check !== this.pepperCheck) {
+      throw new KeyStoreError('UNAVAILABLE', 'the configured key pepper (FUNDUS_KEY_PEPPER / FUNDUS_KEY_PEPPER_FILE) is not the one the keys in Redis were made with');
+    }
+    this.pepperAgreed = true;
   }
 
   private async run<T>(action: () => Promise<T>): Promise<T> {
@@ -134,13 +159,18 @@ export class RedisKeyStore implements KeyStore {
   }
 
   private async fetch(id: string): Promise<CacheEntry> {
-    const [hash, stored] = await replies(this.client.pipeline().hgetall(recordKey(id)).get(PEPPER));
-    const record = fromHash(hash as Record<string, string>);
-    const pepper = pepperOf(stored as string | null);
-    const entry = { record: record && pepper ? record : null, pepper, at: this.clock() };
-    if (this.cache.size >= CACHE_ENTRIES) this.cache.clear();
-    this.cache.set(id, entry);
-    return entry;
+    if (this.breaker?.open) throw new Error('redis skipped while the breaker is open');
+    try {
+      await this.agreePepper();
+      const hash = await this.client.hgetall(recordKey(id));
+      const entry = { record: fromHash(hash), at: this.clock() };
+      if (this.cache.size >= CACHE_ENTRIES) this.cache.clear();
+      this.cache.set(id, entry);
+      return entry;
+    } catch (error) {
+      if (!(error instanceof KeyStoreError)) this.breaker?.trip();
+      throw error;
+    }
   }
 
   async create(input: { name: string; limit: string }): Promise<CreatedKey> {
@@ -148,7 +178,8 @@ export class RedisKeyStore implements KeyStore {
     const limit = normaliseKeyLimit(input.limit);
     const createdAt = this.now().toISOString();
     return this.run(async () => {
-      const pepper = await this.loadPepper();
+      await this.agreePepper();
+      const pepper = this.pepper;
       for (;;) {
         const key = generateKey();
         const id = keyIdOf(key);
@@ -184,12 +215,13 @@ export class RedisKeyStore implements KeyStore {
       try {
         entry = await this.fetch(id);
       } catch (error) {
+        if (error instanceof KeyStoreError) throw error;
         if (!entry || this.clock() - entry.at > STALE_MS) throw new KeyStoreError('UNAVAILABLE', 'the key store (Redis) is not reachable', { cause: error });
       }
     }
-    const { record, pepper } = entry;
-    if (!record || !pepper || record.revokedAt) return null;
-    return keyMatchesHash(key, record.hash, pepper) ? publicRecord(record) : null;
+    const { record } = entry;
+    if (!record || record.revokedAt) return null;
+    return keyMatchesHash(key, record.hash, this.pepper) ? publicRecord(record) : null;
   }
 
   async find(idOrName: string): Promise<KeyRecord | null> {

@@ -125,7 +125,7 @@ export class SqliteKeyStore implements KeyStore {
   }
 }
 
-/** The key store of a data directory: `access.sqlite` with its pepper file `access.pepper`. */
-export function openSqliteKeyStore(dataDir: string, now?: () => Date): SqliteKeyStore {
-  return new SqliteKeyStore({ file: join(dataDir, 'access.sqlite'), pepper: loadOrCreatePepper(join(dataDir, 'access.pepper')), now });
+/** The key store of a data directory: `access.sqlite` with the configured pepper (default: the file `access.pepper` beside it). */
+export function openSqliteKeyStore(dataDir: string, now?: () => Date, pepper?: Buffer): SqliteKeyStore {
+  return new SqliteKeyStore({ file: join(dataDir, 'access.sqlite'), pepper: pepper ?? loadOrCreatePepper(join(dataDir, 'access.pepper')), now });
 }

@@ -1,9 +1,11 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import type { HostPolicy } from './hosts.ts';
 
 // Browser origins (spec 5 rule 5): only configured origins get CORS, and each gets its own origin
 // echoed back, never `*`. A request without Origin is no browser cross-origin call and passes; so
 // does a same-origin call (Origin names the host the request was sent to), which browsers make
-// for the service's own pages and which CORS does not govern.
+// for the service's own pages and which CORS does not govern — but only when that host is one of
+// the service's own names: an Origin equal to a rebound Host proves nothing (DNS rebinding).
 
 export type OriginVerdict =
   | { kind: 'none' }
@@ -30,9 +32,11 @@ function hostOf(origin: string): string | null {
 
 export class OriginPolicy {
   private readonly allowed: Set<string>;
+  private readonly hosts: HostPolicy;
 
-  constructor(allowedOrigins: readonly string[]) {
+  constructor(allowedOrigins: readonly string[], hosts: HostPolicy) {
     this.allowed = new Set(allowedOrigins.map((origin) => origin.replace(/\/$/, '').toLowerCase()));
+    this.hosts = hosts;
   }
 
   judge(headers: IncomingHttpHeaders): OriginVerdict {
@@ -41,7 +45,7 @@ export class OriginPolicy {
     const normalised = origin.trim().replace(/\/$/, '').toLowerCase();
     if (this.allowed.has(normalised)) return { kind: 'allowed', origin: origin.trim().replace(/\/$/, '') };
     const host = headerValue(headers.host)?.trim().toLowerCase();
-    if (host && normalised !== 'null' && hostOf(normalised) === host) return { kind: 'same-origin' };
+    if (host && normalised !== 'null' && hostOf(normalised) === host && this.hosts.allows(host)) return { kind: 'same-origin' };
     return { kind: 'forbidden' };
   }
 

@@ -1,5 +1,6 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import type { Config } from '../cli/config.ts';
 import { generatePepper, PEPPER_BYTES } from './keys.ts';
 
 /**
@@ -16,5 +17,13 @@ export function loadOrCreatePepper(file: string): Buffer {
   }
   const pepper = Buffer.from(readFileSync(file, 'utf8').trim(), 'base64url');
   if (pepper.length !== PEPPER_BYTES) throw new Error(`the key pepper file ${file} is damaged; restore it from a backup (without it no existing key verifies)`);
+  return pepper;
+}
+
+/** The configured pepper: FUNDUS_KEY_PEPPER's value, or the file FUNDUS_KEY_PEPPER_FILE (default `<data>/access.pepper`, made on first use). */
+export function loadPepper(setting: Config['access']['keyPepper']): Buffer {
+  if (setting.kind === 'file') return loadOrCreatePepper(setting.file);
+  const pepper = Buffer.from(setting.value, 'base64url');
+  if (pepper.length !== PEPPER_BYTES) throw new Error(`FUNDUS_KEY_PEPPER must hold ${PEPPER_BYTES} bytes in base64url`);
   return pepper;
 }

@@ -1,24 +1,27 @@
 import type { Config } from '../cli/config.ts';
 import { type Budgets, PUBLIC_BUDGET } from './budgets.ts';
 import type { RequestGuard } from './guard.ts';
+import { HostPolicy } from './hosts.ts';
 import { OriginPolicy } from './origins.ts';
-import { budgetHeaders, originForbidden, rateLimited } from './refusals.ts';
+import { budgetHeaders, hostForbidden, originForbidden, rateLimited } from './refusals.ts';
 
 // The guard of the public search endpoints (spec 5 rule 6, spec 8): no keys, the browser origin
 // check, and one global budget (60/min by default) shared by every caller of every replica.
 
 export interface PublicGuardOptions {
-  config: { access: Pick<Config['access'], 'allowedOrigins' | 'publicLimit'> };
+  config: { access: Pick<Config['access'], 'allowedOrigins' | 'publicLimit'> & Partial<Pick<Config['access'], 'allowedHosts'>> };
   budgets: Budgets;
   readyWithoutStore?: boolean;
 }
 
 export function createPublicGuard(options: PublicGuardOptions): RequestGuard {
-  const origins = new OriginPolicy(options.config.access.allowedOrigins);
+  const hosts = new HostPolicy(options.config.access.allowedHosts ?? []);
+  const origins = new OriginPolicy(options.config.access.allowedOrigins, hosts);
   const limit = options.config.access.publicLimit;
 
   return {
     async admit(request) {
+      if (!hosts.allowsRequest(request.headers)) throw hostForbidden();
       const verdict = origins.judge(request.headers);
       if (verdict.kind === 'forbidden') throw originForbidden();
       const cors = origins.responseHeaders(verdict);
@@ -29,6 +32,7 @@ export function createPublicGuard(options: PublicGuardOptions): RequestGuard {
     },
 
     async preflight(request) {
+      if (!hosts.allowsRequest(request.headers)) throw hostForbidden();
       const verdict = origins.judge(request.headers);
       if (verdict.kind !== 'allowed') throw originForbidden();
       return origins.preflightHeaders(verdict);

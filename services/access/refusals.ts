@@ -18,6 +18,10 @@ export function keyInvalid(cors: Record<string, string>): AppError {
   return new AppError('KEY_INVALID', { headers: { ...cors, 'www-authenticate': WWW_AUTHENTICATE } });
 }
 
+export function hostForbidden(): AppError {
+  return new AppError('HOST_FORBIDDEN');
+}
+
 export function originForbidden(): AppError {
   return new AppError('ORIGIN_FORBIDDEN', { headers: { vary: 'Origin' } });
 }

@@ -2,9 +2,10 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { type KeyRecord, type KeyStore, KeyStoreError } from '../access/key-store.ts';
+import { HostPolicy } from '../access/hosts.ts';
 import { secretsEqual } from '../access/keys.ts';
 import { registerCompression } from '../http/compression.ts';
-import { createHttpApp } from '../http/app-base.ts';
+import { createHttpApp, PROBE_ROUTES } from '../http/app-base.ts';
 import { ADMIN_CSS, loginPage, messagePage, panelPage, type PanelView } from './pages.ts';
 import { cookieHeader, type Flash, LOGIN_COOKIE, parseCookies, SESSION_COOKIE, type Session, SessionStore } from './sessions.ts';
 
@@ -18,14 +19,19 @@ export interface AdminDeps {
   adminToken: string | null | undefined;
   logLevel: string;
   logStream?: NodeJS.WritableStream;
-  /** Mark cookies Secure (set when the panel is reached over HTTPS). */
+  /** Mark cookies Secure (set when the panel is reached over HTTPS: FUNDUS_ADMIN_EXTERNAL_URL is https). */
   secureCookies?: boolean;
+  /** Host names besides loopback and IP literals the panel answers to (DNS rebinding). */
+  allowedHosts?: string[];
   clock?: () => number;
 }
 
 export const MIN_ADMIN_TOKEN_LENGTH = 16;
 const FORM_LIMIT_BYTES = 16 * 1024;
-const LOGIN_ATTEMPTS_PER_MINUTE = 5;
+// Wrong sign-in attempts (issue 19): 5 a minute per login form (its pre-login cookie) and 30 a minute
+// in all. A correct token is checked first and always signs in, so nobody can lock the admin out.
+const WRONG_ATTEMPTS_PER_FORM = 5;
+const WRONG_ATTEMPTS_IN_ALL = 30;
 
 const CSP = "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
@@ -75,14 +81,31 @@ export async function buildAdminApp(deps: AdminDeps): Promise<FastifyInstance> {
   const { keyStore } = deps;
   const sessions = new SessionStore(deps.clock);
   const secure = deps.secureCookies ?? false;
-  // One global counter (no IP is kept): the panel is reached from a trusted network only.
-  const loginLimiter = new RateLimiterMemory({ keyPrefix: 'admin-login', points: LOGIN_ATTEMPTS_PER_MINUTE, duration: 60 });
+  // No IP is kept: attempts are counted per login form (the signed nonce of its cookie) and in all.
+  const perForm = new RateLimiterMemory({ keyPrefix: 'admin-login-form', points: WRONG_ATTEMPTS_PER_FORM, duration: 60 });
+  const inAll = new RateLimiterMemory({ keyPrefix: 'admin-login-all', points: WRONG_ATTEMPTS_IN_ALL, duration: 60 });
+  const hosts = new HostPolicy(deps.allowedHosts ?? []);
+
+  /** Counts a wrong attempt; the seconds to wait when this form or all forms together are over their limit, else null. */
+  async function limitWrongAttempt(nonce: string): Promise<number | null> {
+    try {
+      await perForm.consume(nonce);
+      await inAll.consume('all');
+      return null;
+    } catch (rejection) {
+      if (!(rejection instanceof RateLimiterRes)) throw rejection;
+      return Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
+    }
+  }
 
   const app = createHttpApp({ logLevel: deps.logLevel, logStream: deps.logStream });
   await registerCompression(app);
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_LIMIT_BYTES }, (_request, body, done) =>
     done(null, new URLSearchParams(body as string)),
   );
+  app.addHook('onRequest', async (request, reply) => {
+    if (!PROBE_ROUTES.has(request.routeOptions.url ?? '') && !hosts.allows(request.headers.host)) return html(reply, 403, messagePage('Abgelehnt (refused)', 'Unbekannter Hostname. (Unknown host name.)'));
+  });
   app.addHook('onSend', async (_request, reply) => {
     reply.header('content-security-policy', CSP);
     reply.header('x-frame-options', 'DENY');
@@ -162,16 +185,13 @@ export async function buildAdminApp(deps: AdminDeps): Promise<FastifyInstance> {
     if (!nonce || !sessions.csrfMatches(sessions.loginCsrf(nonce), form.get('csrf'))) {
       return showLogin(reply, 403, { kind: 'error', text: 'Das Formular ist abgelaufen; bitte erneut versuchen. (The form expired; try again.)' });
     }
-    try {
-      await loginLimiter.consume('attempts');
-    } catch (rejection) {
-      if (!(rejection instanceof RateLimiterRes)) throw rejection;
-      const seconds = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
-      reply.header('retry-after', String(seconds));
-      return showLogin(reply, 429, { kind: 'error', text: `Zu viele Anmeldeversuche; bitte ${seconds} s warten. (Too many sign-in attempts; wait ${seconds} s.)` });
-    }
     if (!secretsEqual(form.get('token') ?? '', adminToken)) {
       request.log.warn({ component: 'admin' }, 'admin sign-in refused');
+      const seconds = await limitWrongAttempt(nonce);
+      if (seconds !== null) {
+        reply.header('retry-after', String(seconds));
+        return showLogin(reply, 429, { kind: 'error', text: `Zu viele Anmeldeversuche; bitte ${seconds} s warten. (Too many sign-in attempts; wait ${seconds} s.)` });
+      }
       return showLogin(reply, 401, { kind: 'error', text: 'Falsches Token. (Wrong token.)' });
     }
     const previous = sessionOf(request);

@@ -57,6 +57,11 @@ const RawConfig = z.object({
   FUNDUS_ANONYMOUS_LIMIT: rateSpec.default('1/s'),
   FUNDUS_PUBLIC_LIMIT: rateSpec.default('60/min'),
   FUNDUS_FALLBACK_SHARE: z.coerce.number().min(0.01).max(1).default(1),
+  FUNDUS_INVALID_KEY_LIMIT: rateSpec.default('60/min'),
+  FUNDUS_ALLOWED_HOSTS: list,
+  FUNDUS_ADMIN_EXTERNAL_URL: origin.optional(),
+  FUNDUS_KEY_PEPPER: z.string().regex(/^[A-Za-z0-9_-]{43}$/, 'must be 32 random bytes in base64url (43 characters): openssl rand 32 | basenc --base64url | tr -d =').optional(),
+  FUNDUS_KEY_PEPPER_FILE: z.string().min(1).optional(),
   FUNDUS_TRUSTED_PROXIES: list,
   FUNDUS_FEDIVERSE_INSTANCES: list,
   FUNDUS_TOPIC_LLM_URL: z.url().optional(),
@@ -85,7 +90,8 @@ export interface Config {
   index: { kind: 'sqlite'; file: string; searchWorkers: number } | { kind: 'typesense'; nodes: string[]; apiKey: string };
   gateway: { host: string; port: number; externalUrl: string | null; countBudgetMs: number };
   web: { host: string; port: number; externalUrl: string | null; fediverseInstances: string[] };
-  admin: { host: string; port: number; token: string | null };
+  /** `externalUrl`: where operators reach the panel (an HTTPS one makes its cookies Secure). */
+  admin: { host: string; port: number; token: string | null; externalUrl: string | null };
   access: {
     redisUrl: string | null;
     allowedOrigins: string[];
@@ -94,6 +100,12 @@ export interface Config {
     /** Share of each global budget one replica may grant on its own while Redis is unreachable. */
     fallbackShare: number;
     trustedProxies: string[];
+    /** Global budget of requests with an invalid or revoked key (beyond it: 429 instead of 401). */
+    invalidKeyLimit: RateLimit;
+    /** Host names requests may be addressed to (DNS rebinding): the external URLs' hosts plus FUNDUS_ALLOWED_HOSTS; loopback and IP literals always. */
+    allowedHosts: string[];
+    /** The HMAC key of stored key hashes, never kept in the key store: the value, or a file holding it (default `<data>/access.pepper`). */
+    keyPepper: { kind: 'value'; value: string } | { kind: 'file'; file: string };
   };
   /** Optional AI topic labels from an OpenAI-compatible endpoint; else the offline classifier. */
   topicLlm: { baseUrl: string; model: string; apiKey: string | null } | null;
@@ -138,6 +150,11 @@ export function loadConfig(flags: Record<string, string | undefined>, env: NodeJ
   if (s.FUNDUS_INDEX === 'typesense' && s.TYPESENSE_NODES.length === 0) problems.push('TYPESENSE_NODES: required when FUNDUS_INDEX=typesense');
   if (s.FUNDUS_INDEX === 'typesense' && !s.TYPESENSE_API_KEY) problems.push('TYPESENSE_API_KEY: required when FUNDUS_INDEX=typesense');
   if (s.FUNDUS_TOPIC_LLM_URL && !s.FUNDUS_TOPIC_LLM_MODEL) problems.push('FUNDUS_TOPIC_LLM_MODEL: required when FUNDUS_TOPIC_LLM_URL is set');
+  // With Redis the key store is shared by replicas whose data directories differ, and the pepper must
+  // not live in Redis beside the hashes (issue 19): it has to be given, the same to every replica.
+  if (s.REDIS_URL && !s.FUNDUS_KEY_PEPPER && !s.FUNDUS_KEY_PEPPER_FILE) {
+    problems.push('FUNDUS_KEY_PEPPER or FUNDUS_KEY_PEPPER_FILE: required with REDIS_URL (the same secret on every replica; see README "Security")');
+  }
   if (problems.length) throw new ConfigError(problems);
 
   const dataDir = resolve(s.FUNDUS_DATA);
@@ -156,7 +173,12 @@ export function loadConfig(flags: Record<string, string | undefined>, env: NodeJ
       externalUrl: s.FUNDUS_WEB_EXTERNAL_URL ?? null,
       fediverseInstances: s.FUNDUS_FEDIVERSE_INSTANCES,
     },
-    admin: { host: s.FUNDUS_ADMIN_HOST ?? '127.0.0.1', port: s.FUNDUS_ADMIN_PORT, token: s.FUNDUS_ADMIN_TOKEN ?? null },
+    admin: {
+      host: s.FUNDUS_ADMIN_HOST ?? '127.0.0.1',
+      port: s.FUNDUS_ADMIN_PORT,
+      token: s.FUNDUS_ADMIN_TOKEN ?? null,
+      externalUrl: s.FUNDUS_ADMIN_EXTERNAL_URL?.replace(/\/$/, '') ?? null,
+    },
     access: {
       redisUrl: s.REDIS_URL ?? null,
       allowedOrigins: s.FUNDUS_ALLOWED_ORIGINS.map((o) => o.replace(/\/$/, '')),
@@ -164,6 +186,21 @@ export function loadConfig(flags: Record<string, string | undefined>, env: NodeJ
       publicLimit: parseRate(s.FUNDUS_PUBLIC_LIMIT),
       fallbackShare: s.FUNDUS_FALLBACK_SHARE,
       trustedProxies: s.FUNDUS_TRUSTED_PROXIES,
+      invalidKeyLimit: parseRate(s.FUNDUS_INVALID_KEY_LIMIT),
+      allowedHosts: [
+        ...new Set(
+          [s.FUNDUS_EXTERNAL_URL, s.FUNDUS_WEB_EXTERNAL_URL, s.FUNDUS_ADMIN_EXTERNAL_URL]
+            .filter((url): url is string => Boolean(url))
+            .map((url) => new URL(url).hostname)
+            .concat(s.FUNDUS_ALLOWED_HOSTS)
+            // A name the service is bound to (not 0.0.0.0) is one of its names too.
+            .concat([s.FUNDUS_HOST, s.FUNDUS_WEB_HOST, s.FUNDUS_ADMIN_HOST].filter((h): h is string => Boolean(h)))
+            .map((host) => host.toLowerCase()),
+        ),
+      ],
+      keyPepper: s.FUNDUS_KEY_PEPPER
+        ? { kind: 'value', value: s.FUNDUS_KEY_PEPPER }
+        : { kind: 'file', file: resolve(s.FUNDUS_KEY_PEPPER_FILE ?? resolve(dataDir, 'access.pepper')) },
     },
     topicLlm: s.FUNDUS_TOPIC_LLM_URL
       ? { baseUrl: s.FUNDUS_TOPIC_LLM_URL, model: s.FUNDUS_TOPIC_LLM_MODEL!, apiKey: s.FUNDUS_TOPIC_LLM_API_KEY ?? null }

@@ -4,6 +4,7 @@ import { openSqliteKeyStore } from '../access/key-store-sqlite.ts';
 import { type KeyRecord, type KeyStore, KeyStoreError } from '../access/key-store.ts';
 import { LIMIT_HINT } from '../access/limits.ts';
 import { silentLog } from '../access/log.ts';
+import { loadPepper } from '../access/pepper-file.ts';
 import { closeRedis, connectRedis, createRedisClient } from '../access/redis-client.ts';
 import { ConfigError, loadConfig } from './config.ts';
 
@@ -17,7 +18,8 @@ fundus keys revoke --data DIR ID_OR_NAME
 fundus keys set-limit --data DIR ID_OR_NAME --limit LIMIT
 
 LIMIT is ${LIMIT_HINT}.
-With REDIS_URL set, the commands act on the shared Redis key store instead of DIR.`;
+With REDIS_URL set, the commands act on the shared Redis key store instead of DIR; they then need
+the servers' FUNDUS_KEY_PEPPER or FUNDUS_KEY_PEPPER_FILE (README "Security").`;
 
 export interface KeysCommandIo {
   out: NodeJS.WritableStream;
@@ -30,13 +32,14 @@ const REDIS_CONNECT_WAIT_MS = 3000;
 
 async function openStore(data: string | undefined, env: NodeJS.ProcessEnv): Promise<KeyStore> {
   const config = loadConfig({ data }, env);
-  if (!config.access.redisUrl) return openSqliteKeyStore(config.dataDir);
+  const pepper = loadPepper(config.access.keyPepper);
+  if (!config.access.redisUrl) return openSqliteKeyStore(config.dataDir, undefined, pepper);
   const client = createRedisClient(config.access.redisUrl, silentLog);
   if (!(await connectRedis(client, REDIS_CONNECT_WAIT_MS))) {
     await closeRedis(client);
     throw new KeyStoreError('UNAVAILABLE', 'Redis (REDIS_URL) is not reachable; no key was changed');
   }
-  return new RedisKeyStore({ client, ownsClient: true });
+  return new RedisKeyStore({ client, pepper, ownsClient: true });
 }
 
 function describe(record: KeyRecord): string {

@@ -118,7 +118,14 @@ export async function startServices(config: Config, givenLogStream?: NodeJS.Writ
     }
     if (config.roles.includes('admin')) {
       if (config.admin.token) {
-        const app = await buildAdminApp({ keyStore: access.keyStore, adminToken: config.admin.token, logLevel: config.logLevel, logStream });
+        const app = await buildAdminApp({
+          keyStore: access.keyStore,
+          adminToken: config.admin.token,
+          logLevel: config.logLevel,
+          logStream,
+          secureCookies: config.admin.externalUrl?.startsWith('https:') ?? false,
+          allowedHosts: config.access.allowedHosts,
+        });
         apps.push(app);
         urls.admin = await app.listen({ host: config.admin.host, port: config.admin.port });
       } else if (config.rolesExplicit) {

@@ -7,6 +7,7 @@ export const ERROR_CODES = {
   METHOD_NOT_ALLOWED: { status: 405, message: 'Method not allowed' },
   KEY_INVALID: { status: 401, message: 'The project read key is invalid or revoked' },
   ORIGIN_FORBIDDEN: { status: 403, message: 'This browser origin is not allowed' },
+  HOST_FORBIDDEN: { status: 403, message: 'This host name is not served here' },
   RATE_LIMITED: { status: 429, message: 'Request limit reached; retry after the number of seconds in Retry-After' },
   BODY_TOO_LARGE: { status: 413, message: 'Request body too large' },
   INDEX_UNAVAILABLE: { status: 503, message: 'The index is not available' },

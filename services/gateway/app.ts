@@ -4,15 +4,17 @@ import type { DocumentIndex } from '../core/index-port.ts';
 import { API_VERSION, DocumentIdParams, SearchParameters } from '../core/schemas/index.ts';
 import { collectionStats, getDocumentRecord, listSources } from '../core/use-cases/collection.ts';
 import { searchDocuments } from '../core/use-cases/search.ts';
+import { AppError } from '../core/errors.ts';
 import { parseOrThrow } from '../core/validation.ts';
 import { registerCompression } from '../http/compression.ts';
-import { createHttpApp, guardRoutes } from '../http/app-base.ts';
+import { createHttpApp, guardRoutes, type HttpTimeouts } from '../http/app-base.ts';
 import { readJsonObject } from '../http/json-body.ts';
 import { buildOpenApiDocument } from '../http/openapi.ts';
-import { AppError } from '../core/errors.ts';
 import { DOCS_CONTENT_SECURITY_POLICY, loadDocsAssets } from './docs-assets.ts';
 import { renderDocsPage } from './docs-page.ts';
 import { DOCUMENT_ROUTE, GATEWAY_ROUTES, SEARCH_ROUTE, SOURCES_ROUTE, STATS_ROUTE } from './routes.ts';
+
+const WELL_KNOWN_ROUTE = '/.well-known/*';
 
 export interface GatewayDeps {
   index: DocumentIndex;
@@ -22,13 +24,17 @@ export interface GatewayDeps {
   externalUrl: string;
   logLevel: string;
   logStream?: NodeJS.WritableStream;
+  /** Request and header timeouts (tests shorten them). */
+  timeouts?: Partial<HttpTimeouts>;
   /** Extra routes mounted on the gateway (the MCP endpoint), registered after the access checks. */
   plugins?: ((app: FastifyInstance) => void | Promise<void>)[];
   now?: () => Date;
 }
 
-// Routes that never consume the anonymous budget (spec 8 rule 2) and health checks.
-const FREE_ROUTES = new Set(['/openapi.json', '/docs', '/docs/assets/:name', '/healthz', '/readyz']);
+// Routes that never consume the anonymous budget (spec 8 rule 2) and health checks. MCP clients
+// probe /.well-known/ metadata (OAuth protected resource, authorization server) before connecting:
+// the gateway offers no OAuth (spec 4.2), and saying so costs the client nothing.
+const FREE_ROUTES = new Set(['/openapi.json', '/docs', '/docs/assets/:name', '/healthz', '/readyz', WELL_KNOWN_ROUTE]);
 
 export function gatewayOpenApi(externalUrl: string): Record<string, unknown> {
   return buildOpenApiDocument(
@@ -54,7 +60,7 @@ export function gatewayOpenApi(externalUrl: string): Record<string, unknown> {
 }
 
 export async function buildGatewayApp(deps: GatewayDeps): Promise<FastifyInstance> {
-  const app = createHttpApp({ logLevel: deps.logLevel, logStream: deps.logStream });
+  const app = createHttpApp({ logLevel: deps.logLevel, logStream: deps.logStream, timeouts: deps.timeouts });
   await registerCompression(app);
   const openApi = gatewayOpenApi(deps.externalUrl);
   const docsPage = renderDocsPage(openApi, deps.externalUrl);
@@ -71,6 +77,9 @@ export async function buildGatewayApp(deps: GatewayDeps): Promise<FastifyInstanc
     reply.header('content-security-policy', DOCS_CONTENT_SECURITY_POLICY).header('cache-control', 'no-cache').header('etag', asset.etag);
     if (request.headers['if-none-match'] === asset.etag) return reply.code(304).send();
     return reply.type(asset.type).send(asset.body);
+  });
+  app.get(WELL_KNOWN_ROUTE, async () => {
+    throw new AppError('ROUTE_NOT_FOUND');
   });
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_request, reply) => {

@@ -8,12 +8,35 @@ export interface HttpAppOptions {
   logLevel: string;
   /** Where logs go (a test passes a stream to read them back). */
   logStream?: NodeJS.WritableStream;
+  /** Shorter limits for tests; the defaults suit every role. */
+  timeouts?: Partial<HttpTimeouts>;
 }
+
+export interface HttpTimeouts {
+  /** Whole request, headers and body, must arrive within this (a 1 byte/s POST is cut off): 408. */
+  requestMs: number;
+  /** Headers must arrive within this (slowloris). */
+  headersMs: number;
+  /** How often node looks for requests over these limits. */
+  checkIntervalMs: number;
+}
+
+// Without Caddy in front (the embedded default) nothing else bounds a slow client: node's own
+// defaults let a 1 byte/s body hold a connection for minutes. Bodies are at most 64 KiB and
+// headers small, so these limits are generous for any real client.
+export const DEFAULT_HTTP_TIMEOUTS: HttpTimeouts = { requestMs: 30_000, headersMs: 10_000, checkIntervalMs: 1_000 };
 
 // Privacy (spec 1, 8 rule 1): no component logs query text, bodies or client IPs. Request logging is
 // our own one line per response with the route pattern (not the URL), the status and the duration.
 export function createHttpApp(options: HttpAppOptions): FastifyInstance {
+  const timeouts = { ...DEFAULT_HTTP_TIMEOUTS, ...options.timeouts };
   const app = Fastify({
+    requestTimeout: timeouts.requestMs,
+    http: {
+      requestTimeout: timeouts.requestMs,
+      headersTimeout: Math.min(timeouts.headersMs, timeouts.requestMs),
+      connectionsCheckingInterval: timeouts.checkIntervalMs,
+    },
     logger: {
       level: options.logLevel,
       ...(options.logStream ? { stream: options.logStream } : {}),
@@ -37,6 +60,8 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
   return app;
 }
 
+export const PROBE_ROUTES = new Set(['/healthz', '/readyz']);
+
 /**
  * Puts the access checks (key -> origin -> budget) in front of every route, before the body is parsed,
  * and answers CORS preflights. Routes listed in `freeRoutes` consume no budget (spec 8 rule 2).
@@ -45,6 +70,9 @@ export function guardRoutes(app: FastifyInstance, guard: RequestGuard, freeRoute
   app.addHook('onRequest', async (request, reply) => {
     if (request.method === 'OPTIONS') return;
     const route = request.routeOptions.url ?? '';
+    // Probes come from orchestrators and proxies under whatever Host they dial (a container name):
+    // they reveal nothing, consume nothing, and are never routed publicly (proxy/fundus.caddy).
+    if (PROBE_ROUTES.has(route)) return;
     const decision = await guard.admit({ method: request.method, headers: request.headers, consumesBudget: !freeRoutes.has(route) });
     reply.headers(decision.headers);
   });

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { validationError } from '../core/errors.ts';
 
@@ -22,10 +23,21 @@ function jsonErrorPosition(message: string): number {
   return match ? Number(match[1]) : 0;
 }
 
+/**
+ * The body as text, or a 422 `json_invalid` when it is not valid UTF-8 (RFC 8259 section 8.1):
+ * decoding with replacement characters would quietly search for something the client never sent.
+ */
+export function decodeUtf8Body(raw: Buffer | undefined): string {
+  if (!raw || !raw.length) return '';
+  const text = raw.toString('utf8');
+  if (isUtf8(raw)) return text;
+  const position = Math.max(0, text.indexOf('\uFFFD'));
+  throw validationError([{ type: 'json_invalid', loc: ['body', position], msg: 'JSON decode error', input: {}, ctx: { error: 'Invalid UTF-8 in the request body' } }]);
+}
+
 /** The parsed JSON object of a request body, or a 422 naming what is wrong with it. */
 export function readJsonObject(request: FastifyRequest): Record<string, unknown> {
-  const raw = request.body as Buffer | undefined;
-  const text = raw && raw.length ? raw.toString('utf8') : '';
+  const text = decodeUtf8Body(request.body as Buffer | undefined);
   if (!text.trim()) throw validationError([{ type: 'missing', loc: ['body'], msg: 'Field required', input: null }]);
   if (!isJsonContentType(request.headers['content-type'])) {
     throw validationError([

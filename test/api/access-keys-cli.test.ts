@@ -30,7 +30,8 @@ describe.each(['sqlite', 'redis'] as const)('fundus keys on %s', (backend) => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'fundus-keys-cli-'));
     if (backend === 'redis') server = await startRedisServer();
-    env = server ? { REDIS_URL: server.url } : {};
+    // With Redis the pepper comes from configuration, never from Redis (README "Security").
+    env = server ? { REDIS_URL: server.url, FUNDUS_KEY_PEPPER_FILE: join(dir, 'pepper.secret') } : {};
   });
   afterAll(async () => {
     await server?.stop();
@@ -81,7 +82,7 @@ it('acts on the data dir the server reads when REDIS_URL is unset', async () => 
 });
 
 it('fails clearly when REDIS_URL points nowhere', async () => {
-  const result = await keys(['list'], { REDIS_URL: 'redis://127.0.0.1:1' });
+  const result = await keys(['list'], { REDIS_URL: 'redis://127.0.0.1:1', FUNDUS_KEY_PEPPER: 'A'.repeat(43) });
   expect(result.code).toBe(1);
   expect(result.err).toMatch(/Redis \(REDIS_URL\) is not reachable/);
 });

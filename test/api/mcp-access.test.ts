@@ -48,7 +48,8 @@ describe('refusals on /mcp (stand-in guards)', () => {
     const response = await postMcp(gateway.mcpUrl, INITIALIZE, { authorization: 'Bearer fk_wrong' });
     expect(response.status).toBe(401);
     expect(response.headers.get('www-authenticate')).toBe('Bearer');
-    expect(await response.json()).toMatchObject({ code: 'KEY_INVALID' });
+    // A JSON-RPC error object, with the status and header of the REST answer (issue 21 point 5).
+    expect(await response.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32001, data: { code: 'KEY_INVALID', status: 401 } } });
     await expect(connectClient(gateway.mcpUrl, { headers: { authorization: 'Bearer fk_wrong' } })).rejects.toMatchObject({ code: 401 });
   });
 
@@ -57,7 +58,7 @@ describe('refusals on /mcp (stand-in guards)', () => {
     const response = await postMcp(gateway.mcpUrl, INITIALIZE);
     expect(response.status).toBe(429);
     expect(response.headers.get('retry-after')).toBe('1');
-    expect(await response.json()).toMatchObject({ code: 'RATE_LIMITED', retry_after: 1 });
+    expect(await response.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32029, data: { code: 'RATE_LIMITED', status: 429, retry_after: 1 } } });
     await expect(connectClient(gateway.mcpUrl)).rejects.toMatchObject({ code: 429 });
   });
 
@@ -118,6 +119,33 @@ describe('the real access guard on /mcp', () => {
     const result = await client.callTool({ name: 'search_index', arguments: { query: 'Haus' } });
     expect(result.isError).toBeFalsy();
     await client.close();
+  });
+
+  it('charges nothing for /.well-known/ metadata probes, which MCP clients send before connecting', async () => {
+    const gateway = await gatewayWith(realGuard().guard);
+    for (const path of ['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp', '/.well-known/oauth-authorization-server']) {
+      const response = await fetch(new URL(path, gateway.url));
+      expect(response.status, path).toBe(404);
+      expect(response.headers.get('retry-after')).toBeNull();
+    }
+    // The one anonymous call of the hour is still there.
+    expect((await postMcp(gateway.mcpUrl, INITIALIZE)).status).toBe(200);
+  });
+
+  it('answers refusals as JSON-RPC errors with the REST status and headers', async () => {
+    const gateway = await gatewayWith(realGuard().guard);
+    const unknown = await postMcp(gateway.mcpUrl, INITIALIZE, { authorization: 'Bearer fk_not-a-real-key' });
+    expect(unknown.status).toBe(401);
+    expect(unknown.headers.get('www-authenticate')).toMatch(/^Bearer/);
+    expect(await unknown.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32001, data: { code: 'KEY_INVALID' } } });
+    const origin = await postMcp(gateway.mcpUrl, INITIALIZE, { origin: 'https://elsewhere.example' });
+    expect(origin.status).toBe(403);
+    expect(await origin.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32003, data: { code: 'ORIGIN_FORBIDDEN' } } });
+    expect((await postMcp(gateway.mcpUrl, INITIALIZE)).status).toBe(200);
+    const limited = await postMcp(gateway.mcpUrl, INITIALIZE);
+    expect(limited.status).toBe(429);
+    const retryAfter = Number(limited.headers.get('retry-after'));
+    expect(await limited.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32029, data: { code: 'RATE_LIMITED', retry_after: retryAfter } } });
   });
 
   it('answers a browser origin that is not allowed with 403', async () => {

@@ -99,7 +99,7 @@ describe.each(['redis', 'sqlite'] as const)('privacy with the %s access stores',
     dataDir = mkdtempSync(join(tmpdir(), 'fundus-privacy-'));
     if (backend === 'redis') redis = await startRedisServer();
     const env: NodeJS.ProcessEnv = { FUNDUS_ADMIN_TOKEN: ADMIN_TOKEN, FUNDUS_ALLOWED_ORIGINS: 'https://app.example.org' };
-    if (redis) env.REDIS_URL = redis.url;
+    if (redis) Object.assign(env, { REDIS_URL: redis.url, FUNDUS_KEY_PEPPER_FILE: join(dataDir, 'key-pepper') });
     const config = loadConfig({ data: dataDir }, env);
     access = await createAccess(config, jsonLog(logs.stream));
     index = new SqliteIndex({ file: join(dataDir, 'index.sqlite') });

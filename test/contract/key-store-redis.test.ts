@@ -1,6 +1,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisKeyStore } from '../../services/access/key-store-redis.ts';
+import { generateKey, generatePepper, hashKey, keyIdOf } from '../../services/access/keys.ts';
 import { silentLog } from '../../services/access/log.ts';
 import { connectRedis, createRedisClient } from '../../services/access/redis-client.ts';
 import { type RedisServer, startRedisServer } from '../helpers/redis-server.ts';
@@ -15,10 +16,13 @@ afterAll(async () => {
   await server?.stop();
 });
 
-async function openStore(): Promise<RedisKeyStore> {
+// The pepper of the deployment, from configuration as every replica gets it (never from Redis).
+const PEPPER = generatePepper();
+
+async function openStore(pepper = PEPPER): Promise<RedisKeyStore> {
   const client = createRedisClient(server.url, silentLog);
   if (!(await connectRedis(client, 3000))) throw new Error('test redis-server not reachable');
-  return new RedisKeyStore({ client, ownsClient: true });
+  return new RedisKeyStore({ client, pepper, ownsClient: true });
 }
 
 async function everything(): Promise<string> {
@@ -49,6 +53,56 @@ describe('redis key store specifics', () => {
     expect(dump).toContain('scan me');
     expect(dump).not.toContain(key.slice(11));
     await store.close();
+  });
+
+  it('keeps the pepper out of Redis: a copy of Redis holds neither it nor anything that verifies a key without it', async () => {
+    const admin = new Redis(server.url);
+    await admin.flushall();
+    const store = await openStore();
+    const { key } = await store.create({ name: 'pepper test', limit: '1/s' });
+    const dump = await everything();
+    expect(dump).not.toContain(PEPPER.toString('base64url'));
+    expect(await admin.keys('*pepper')).toEqual([]);
+    // A replica with another pepper is refused loudly instead of silently answering 401 to every key.
+    const stranger = await openStore(generatePepper());
+    await expect(stranger.verify(key)).rejects.toMatchObject({ code: 'UNAVAILABLE', message: expect.stringMatching(/pepper/) });
+    expect((await store.verify(key))?.name).toBe('pepper test');
+    await Promise.all([store.close(), stranger.close()]);
+    admin.disconnect();
+  });
+
+  it('refuses to work on a store whose pepper is still kept in Redis, naming the migration', async () => {
+    const admin = new Redis(server.url);
+    await admin.flushall();
+    await admin.set('fundus:{keys}:v1:pepper', generatePepper().toString('base64url'));
+    const store = await openStore();
+    await expect(store.create({ name: 'old store', limit: '1/s' })).rejects.toMatchObject({ code: 'UNAVAILABLE', message: expect.stringMatching(/FUNDUS_KEY_PEPPER/) });
+    await expect(store.verify('fk_' + 'A'.repeat(43))).rejects.toMatchObject({ code: 'UNAVAILABLE' });
+    await store.close();
+    await admin.flushall();
+    admin.disconnect();
+  });
+
+  it('keeps the keys of an old store valid after the migration the README describes', async () => {
+    // An old store: the pepper beside the hashes in Redis.
+    const admin = new Redis(server.url);
+    await admin.flushall();
+    const oldPepper = generatePepper();
+    const key = generateKey();
+    const id = keyIdOf(key);
+    await admin.set('fundus:{keys}:v1:pepper', oldPepper.toString('base64url'));
+    await admin.hset(`fundus:{keys}:v1:rec:${id}`, { id, name: 'from before', hash: hashKey(key, oldPepper), limit: '1/s', created_at: '2026-01-01T00:00:00.000Z' });
+    await admin.sadd('fundus:{keys}:v1:ids', id);
+    await admin.hset('fundus:{keys}:v1:names', 'from before', id);
+    // README "Security": GET the value into FUNDUS_KEY_PEPPER (or a file), then DEL it from Redis.
+    const moved = Buffer.from((await admin.get('fundus:{keys}:v1:pepper'))!, 'base64url');
+    await admin.del('fundus:{keys}:v1:pepper');
+    const store = await openStore(moved);
+    expect((await store.verify(key))?.name).toBe('from before');
+    expect(await admin.keys('*:pepper')).toEqual([]);
+    await store.close();
+    await admin.flushall();
+    admin.disconnect();
   });
 
   it('keeps honouring recently seen keys while Redis is down, fails fast on unseen ones, and recovers', async () => {

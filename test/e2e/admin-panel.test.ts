@@ -83,13 +83,28 @@ describe('admin panel', () => {
     expect(await forged.text()).toContain('id="token"');
   });
 
-  it('limits sign-in attempts with an honest Retry-After', async () => {
+  it('limits wrong sign-in attempts per login form and in all, with an honest Retry-After, but never locks out the right token', async () => {
+    // One login form (its pre-login cookie) used again and again: 5 wrong attempts a minute.
+    const form = await loginForm();
+    const attempt = (token: string, { cookie, csrf } = form) =>
+      fetch(`${url}/login`, { method: 'POST', redirect: 'manual', headers: { ...FORM, cookie }, body: new URLSearchParams({ csrf, token }) });
     const statuses = [];
-    for (let i = 0; i < 6; i += 1) statuses.push((await signIn('wrong-token-0123456789')).status);
+    for (let i = 0; i < 6; i += 1) statuses.push((await attempt('wrong-token-0123456789')).status);
     expect(statuses).toEqual([401, 401, 401, 401, 401, 429]);
-    const limited = await signIn();
+    const limited = await attempt('wrong-token-0123456789');
     expect(limited.status).toBe(429);
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(Number(limited.headers.get('retry-after'))).toBeLessThanOrEqual(60);
+    expect((await attempt(TOKEN)).status).toBe(303);
+    // Fresh forms for every guess: 30 wrong attempts a minute in all, then 429 for everyone guessing…
+    const fresh: number[] = [];
+    for (let i = 0; i < 30; i += 1) fresh.push((await signIn('wrong-token-0123456789')).status);
+    expect(fresh.filter((status) => status === 429).length).toBeGreaterThan(0);
+    expect((await signIn('wrong-token-0123456789')).status).toBe(429);
+    // …while the admin with the right token still gets in.
+    const admin = await signIn();
+    expect(admin.status).toBe(303);
+    expect(cookieOf(admin, 'fundus_admin_session')).toMatch(/^fundus_admin_session=./);
   });
 
   it('needs the session CSRF token on every form, and refuses cross-site posts', async () => {

@@ -84,6 +84,7 @@ beforeAll(async () => {
   const httpsPort = await freePort();
   const env = {
     REDIS_URL: redis.url,
+    FUNDUS_KEY_PEPPER_FILE: join(data, 'key-pepper'),
     FUNDUS_EXTERNAL_URL: `https://localhost:${httpsPort}`,
     FUNDUS_WEB_EXTERNAL_URL: `https://localhost:${httpsPort}`,
     FUNDUS_TRUSTED_PROXIES: '127.0.0.1',

@@ -29,7 +29,7 @@ let replicas: Replica[] = [];
 const ADMIN_TOKEN = 'replica-admin-token-0123456789';
 
 async function startReplica(name: string): Promise<Replica> {
-  const config = loadConfig({ data: join(dataDir, name) }, { REDIS_URL: redis.url, FUNDUS_FALLBACK_SHARE: '0.5', FUNDUS_ADMIN_TOKEN: ADMIN_TOKEN });
+  const config = loadConfig({ data: join(dataDir, name) }, { REDIS_URL: redis.url, FUNDUS_KEY_PEPPER_FILE: join(dataDir, 'key-pepper'), FUNDUS_FALLBACK_SHARE: '0.5', FUNDUS_ADMIN_TOKEN: ADMIN_TOKEN });
   const access = await createAccess(config, silentLog);
   const index = new SqliteIndex({ file: join(dataDir, `${name}-index.sqlite`) });
   const app = await buildGatewayApp({ index, guard: access.guard, countBudgetMs: 100, externalUrl: 'http://127.0.0.1', logLevel: 'silent' });

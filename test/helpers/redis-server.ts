@@ -58,6 +58,9 @@ export interface RedisServer {
   readonly url: string;
   /** Kills the server (SIGKILL, like a crash); `start()` brings it back on the same port, empty. */
   kill(): Promise<void>;
+  /** Stalls the server (SIGSTOP): connections stay open, commands get no answer until `resume()`. */
+  pause(): void;
+  resume(): void;
   start(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -93,6 +96,12 @@ export async function startRedisServer(): Promise<RedisServer> {
     port,
     url: `redis://127.0.0.1:${port}`,
     kill,
+    pause() {
+      child?.kill('SIGSTOP');
+    },
+    resume() {
+      child?.kill('SIGCONT');
+    },
     start,
     async stop() {
       await kill();

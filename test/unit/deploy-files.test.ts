@@ -358,7 +358,7 @@ for (const overlay of ['k8s/overlays/dev', 'k8s/overlays/prod']) {
     });
 
     it('loads the fundus settings of the manifests without error', () => {
-      const env = { ...fundusConfig, TYPESENSE_API_KEY: 'k', REDIS_URL: 'redis://:p@redis:6379/0', FUNDUS_ROLES: 'gateway' };
+      const env = { ...fundusConfig, TYPESENSE_API_KEY: 'k', REDIS_URL: 'redis://:p@redis:6379/0', FUNDUS_KEY_PEPPER: 'A'.repeat(43), FUNDUS_ROLES: 'gateway' };
       expect(() => loadConfig({}, env)).not.toThrow();
     });
 

@@ -1,5 +1,7 @@
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isUtf8 } from 'node:buffer';
+import { JSON_RPC_INVALID_REQUEST, JSON_RPC_PARSE_ERROR, jsonRpcError } from '../../http/json-rpc-errors.ts';
 import { createMcpServer, type McpDeps } from './server.ts';
 
 // The MCP endpoint of spec 4.2: streamable HTTP at {base_url}/mcp, stateless, so that any replica
@@ -22,6 +24,29 @@ const POST_ONLY = {
   id: null,
 } as const;
 
+// JSON-RPC batches are refused (issue 19): one HTTP request is one call of the anonymous budget, and
+// a batch of 100 tool calls would have been 100 calls for the price of one. MCP dropped batching in
+// protocol 2025-06-18, and the server negotiates that version or a newer one.
+const BATCH_REFUSED = jsonRpcError(JSON_RPC_INVALID_REQUEST, 'batch requests are not supported: send one JSON-RPC message per HTTP request', {
+  code: 'BATCH_NOT_SUPPORTED',
+  status: 400,
+});
+const NOT_UTF8 = jsonRpcError(JSON_RPC_PARSE_ERROR, 'Parse error: the request body is not valid UTF-8', { code: 'JSON_INVALID', status: 400 });
+
+/** The refusal a body gets before it reaches the SDK, or null. */
+function refusalOf(body: Buffer | undefined): typeof BATCH_REFUSED | null {
+  if (!body?.length) return null;
+  if (!isUtf8(body)) return NOT_UTF8;
+  // A JSON text whose first significant character is `[` is an array: no need to parse it twice.
+  // A byte order mark is skipped as the SDK's decoder (Request.json) skips it.
+  const start = body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? 3 : 0;
+  for (const byte of body.subarray(start)) {
+    if (byte === 0x20 || byte === 0x09 || byte === 0x0a || byte === 0x0d) continue;
+    return byte === 0x5b ? BATCH_REFUSED : null;
+  }
+  return null;
+}
+
 function toWebRequest(request: FastifyRequest, base: string): Request {
   const headers = new Headers();
   for (const [name, value] of Object.entries(request.headers)) {
@@ -42,7 +67,9 @@ async function sendWebResponse(reply: FastifyReply, response: Response): Promise
 /** Registers POST /mcp (and 405 for the methods a stateless server does not serve) on the gateway. */
 export function mcpPlugin(deps: McpDeps): (app: FastifyInstance) => Promise<void> {
   return async (app) => {
-    app.post(MCP_PATH, async (request, reply) => {
+    app.post(MCP_PATH, { config: { jsonRpc: true } }, async (request, reply) => {
+      const refusal = refusalOf(request.body as Buffer | undefined);
+      if (refusal) return reply.code(400).header('cache-control', 'no-store').send(refusal);
       const server = createMcpServer({ ...deps, log: request.log });
       const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       try {
@@ -55,6 +82,7 @@ export function mcpPlugin(deps: McpDeps): (app: FastifyInstance) => Promise<void
     app.route({
       method: ['GET', 'DELETE', 'PUT', 'PATCH'],
       url: MCP_PATH,
+      config: { jsonRpc: true },
       handler: async (_request, reply) => reply.code(405).header('allow', 'POST').send(POST_ONLY),
     });
   };

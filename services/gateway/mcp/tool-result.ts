@@ -1,6 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type * as z from 'zod';
 import { AppError, type ValidationIssue } from '../../core/errors.ts';
+import { boundedEcho } from '../../http/bounded-echo.ts';
 
 // What a tool call returns (STYLE.md "Errors": in MCP a domain failure is an `isError` tool result).
 // Bad arguments say what to fix; a server-side failure says it is not the caller's fault.
@@ -21,7 +22,8 @@ export function toolError(text: string): CallToolResult {
 const MAX_SHOWN_VALUE = 80;
 
 function shownValue(value: unknown): string {
-  const text = JSON.stringify(value) ?? String(value);
+  // Bounded first: the caller chose the value, and 30,000 nested arrays overflow JSON.stringify.
+  const text = JSON.stringify(boundedEcho(value)) ?? String(value);
   return text.length > MAX_SHOWN_VALUE ? `${text.slice(0, MAX_SHOWN_VALUE)}…` : text;
 }
 

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Config, RateLimit } from '../cli/config.ts';
+import type { AccessConfig, AccessSettings, RateLimit } from './settings.ts';
 import { AppError } from '../core/errors.ts';
 import { ANONYMOUS_BUDGET, type Budgets, createMemoryBudgets, createRedisBudgets, keyBudget } from './budgets.ts';
 import type { GuardDecision, GuardRequest, Principal, RequestGuard } from './guard.ts';
@@ -19,7 +19,7 @@ import { budgetHeaders, keyInvalid, originForbidden, rateLimited } from './refus
 // request that carries credentials is never served as anonymous.
 
 export interface AccessGuardOptions {
-  config: { access: Pick<Config['access'], 'allowedOrigins' | 'anonymousLimit'>; admin: Pick<Config['admin'], 'token'> };
+  config: { access: Pick<AccessSettings, 'allowedOrigins' | 'anonymousLimit'>; admin: AccessConfig['admin'] };
   keyStore: KeyStore;
   budgets: Budgets;
   log: AccessLog;
@@ -120,7 +120,7 @@ export interface Access {
   close(): Promise<void>;
 }
 
-export type AccessConfig = Pick<Config, 'dataDir' | 'access' | 'admin'>;
+export type { AccessConfig };
 
 /** How long start-up waits for Redis before serving from the in-process fallback. */
 const REDIS_STARTUP_WAIT_MS = 3000;

@@ -1,4 +1,4 @@
-import type { Config } from '../cli/config.ts';
+import type { AccessSettings } from './settings.ts';
 import { type Budgets, PUBLIC_BUDGET } from './budgets.ts';
 import type { RequestGuard } from './guard.ts';
 import { OriginPolicy } from './origins.ts';
@@ -8,7 +8,7 @@ import { budgetHeaders, originForbidden, rateLimited } from './refusals.ts';
 // check, and one global budget (60/min by default) shared by every caller of every replica.
 
 export interface PublicGuardOptions {
-  config: { access: Pick<Config['access'], 'allowedOrigins' | 'publicLimit'> };
+  config: { access: Pick<AccessSettings, 'allowedOrigins' | 'publicLimit'> };
   budgets: Budgets;
   readyWithoutStore?: boolean;
 }

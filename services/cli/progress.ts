@@ -1,5 +1,4 @@
 import type { IngestEvent, IngestSummary } from '../ingest/pipeline.ts';
-
 import { createProgressDisplay } from './progress-display.ts';
 
 // Ingestion's progress (ingest, crawl, demo): inputs read, documents prepared (extracted and

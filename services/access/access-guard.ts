@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Config, RateLimit } from '../cli/config.ts';
+import type { AccessConfig, AccessSettings, RateLimit } from './settings.ts';
 import { AppError } from '../core/errors.ts';
 import { ANONYMOUS_BUDGET, type Budgets, createMemoryBudgets, createRedisBudgets, INVALID_KEY_BUDGET, keyBudget } from './budgets.ts';
 import type { GuardDecision, GuardRequest, Principal, RequestGuard } from './guard.ts';
@@ -25,8 +25,8 @@ import { budgetHeaders, hostForbidden, keyInvalid, originForbidden, rateLimited 
 
 export interface AccessGuardOptions {
   config: {
-    access: Pick<Config['access'], 'allowedOrigins' | 'anonymousLimit'> & Partial<Pick<Config['access'], 'invalidKeyLimit' | 'allowedHosts'>>;
-    admin: Pick<Config['admin'], 'token'>;
+    access: Pick<AccessSettings, 'allowedOrigins' | 'anonymousLimit'> & Partial<Pick<AccessSettings, 'invalidKeyLimit' | 'allowedHosts'>>;
+    admin: AccessConfig['admin'];
   };
   keyStore: KeyStore;
   budgets: Budgets;
@@ -139,7 +139,7 @@ export interface Access {
   close(): Promise<void>;
 }
 
-export type AccessConfig = Pick<Config, 'dataDir' | 'access' | 'admin'>;
+export type { AccessConfig };
 
 /** How long start-up waits for Redis before serving from the in-process fallback. */
 const REDIS_STARTUP_WAIT_MS = 3000;

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import type { RateLimit } from '../cli/config.ts';
 import type { RedisBreaker } from './redis-breaker.ts';
+import type { RateLimit } from './settings.ts';
 import { closeRedis } from './redis-client.ts';
 
 // Request budgets (spec section 8, DESIGN.md section 5), counted with rate-limiter-flexible in

@@ -1,4 +1,4 @@
-import type { RateLimit } from '../cli/config.ts';
+import type { RateLimit } from './settings.ts';
 
 // Request limits of project keys (spec 5 rule 2): points per duration, written `N/s`, `N/min`,
 // `N/h`, or `unlimited` (for benchmarks and trusted back ends; such keys consume no budget).

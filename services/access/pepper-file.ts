@@ -1,6 +1,6 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { Config } from '../cli/config.ts';
+import type { AccessSettings } from './settings.ts';
 import { generatePepper, PEPPER_BYTES } from './keys.ts';
 
 /**
@@ -21,7 +21,7 @@ export function loadOrCreatePepper(file: string): Buffer {
 }
 
 /** The configured pepper: FUNDUS_KEY_PEPPER's value, or the file FUNDUS_KEY_PEPPER_FILE (default `<data>/access.pepper`, made on first use). */
-export function loadPepper(setting: Config['access']['keyPepper']): Buffer {
+export function loadPepper(setting: AccessSettings['keyPepper']): Buffer {
   if (setting.kind === 'file') return loadOrCreatePepper(setting.file);
   const pepper = Buffer.from(setting.value, 'base64url');
   if (pepper.length !== PEPPER_BYTES) throw new Error(`FUNDUS_KEY_PEPPER must hold ${PEPPER_BYTES} bytes in base64url`);

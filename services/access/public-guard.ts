@@ -1,4 +1,4 @@
-import type { Config } from '../cli/config.ts';
+import type { AccessSettings } from './settings.ts';
 import { type Budgets, PUBLIC_BUDGET } from './budgets.ts';
 import type { RequestGuard } from './guard.ts';
 import { HostPolicy } from './hosts.ts';
@@ -9,7 +9,7 @@ import { budgetHeaders, hostForbidden, originForbidden, rateLimited } from './re
 // check, and one global budget (60/min by default) shared by every caller of every replica.
 
 export interface PublicGuardOptions {
-  config: { access: Pick<Config['access'], 'allowedOrigins' | 'publicLimit'> & Partial<Pick<Config['access'], 'allowedHosts'>> };
+  config: { access: Pick<AccessSettings, 'allowedOrigins' | 'publicLimit'> & Partial<Pick<AccessSettings, 'allowedHosts'>> };
   budgets: Budgets;
   readyWithoutStore?: boolean;
 }

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import * as z from 'zod';
+import { parseRate, type AccessSettings, type RateLimit } from '../access/settings.ts';
 
 // The only reader of process.env and command-line flags (STYLE.md "Configuration"): one zod object
 // parses them into a frozen, nested config. Bad settings stop start-up with a message naming each one.
@@ -71,15 +72,8 @@ const RawConfig = z.object({
   FUNDUS_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
-export interface RateLimit {
-  points: number;
-  durationSeconds: number;
-}
-
-export function parseRate(spec: string): RateLimit {
-  const [points, unit] = spec.split('/');
-  return { points: Number(points), durationSeconds: unit === 's' ? 1 : unit === 'min' ? 60 : 3600 };
-}
+export type { RateLimit };
+export { parseRate };
 
 export interface Config {
   dataDir: string;
@@ -92,21 +86,7 @@ export interface Config {
   web: { host: string; port: number; externalUrl: string | null; fediverseInstances: string[] };
   /** `externalUrl`: where operators reach the panel (an HTTPS one makes its cookies Secure). */
   admin: { host: string; port: number; token: string | null; externalUrl: string | null };
-  access: {
-    redisUrl: string | null;
-    allowedOrigins: string[];
-    anonymousLimit: RateLimit;
-    publicLimit: RateLimit;
-    /** Share of each global budget one replica may grant on its own while Redis is unreachable. */
-    fallbackShare: number;
-    trustedProxies: string[];
-    /** Global budget of requests with an invalid or revoked key (beyond it: 429 instead of 401). */
-    invalidKeyLimit: RateLimit;
-    /** Host names requests may be addressed to (DNS rebinding): the external URLs' hosts plus FUNDUS_ALLOWED_HOSTS; loopback and IP literals always. */
-    allowedHosts: string[];
-    /** The HMAC key of stored key hashes, never kept in the key store: the value, or a file holding it (default `<data>/access.pepper`). */
-    keyPepper: { kind: 'value'; value: string } | { kind: 'file'; file: string };
-  };
+  access: AccessSettings;
   /** Optional AI topic labels from an OpenAI-compatible endpoint; else the offline classifier. */
   topicLlm: { baseUrl: string; model: string; apiKey: string | null } | null;
   shutdownTimeoutMs: number;

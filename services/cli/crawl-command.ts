@@ -5,17 +5,27 @@ import { openCrawlState } from '../ingest/sources/crawl-state.ts';
 import { createWarcWriter } from '../ingest/sources/warc-writer.ts';
 import { ingestInputs } from './ingest-command.ts';
 import { formatSummary } from './progress.ts';
+import { UsageError } from './usage.ts';
 
 // `fundus crawl`: fetches pages politely (robots.txt, per-host delay, limits, conditional requests)
 // and ingests them. Crawling is an operator's job; a search never triggers one (spec 1).
 
+/** The crawl flags; any mistake in them is a usage error (exit 2). */
+function parsedOrUsageError(argv: string[]): ReturnType<typeof parseCrawlArgs> {
+  try {
+    return parseCrawlArgs(argv);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
 export async function crawlCommand(argv: string[]): Promise<number> {
-  const args = parseCrawlArgs(argv);
+  const args = parsedOrUsageError(argv);
   if (args.help) {
     console.log(CRAWL_USAGE);
     return 0;
   }
-  if (!args.dataDir) throw new Error('--data: required (the data directory of the index)');
+  if (!args.dataDir) throw new UsageError('--data: required (the data directory of the index)');
   const state = openCrawlState(crawlStateFile(args.dataDir));
   const controller = new AbortController();
   const stop = () => controller.abort();

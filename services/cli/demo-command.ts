@@ -11,6 +11,12 @@ import { serveCommand } from './serve-command.ts';
 // `npm start`: the first README command. Ingests the demo collection (idempotent: a second start
 // changes nothing) into .fundus-demo/ and serves it on the default loopback ports.
 
+export const DEMO_USAGE = `fundus demo [--port P] [--web-port P] [--admin-port P] [other serve flags]
+
+What npm start runs: ingests the demo collection (samples/web, samples/office and the fediverse
+posts in samples/fediverse) into .fundus-demo/ in the project folder, then serves it like
+"fundus serve" on the default loopback ports. A second start changes nothing in the index.`;
+
 const DEMO_INSTANCES = 'social.lindenau.example,mastodon.altmark.example';
 
 export async function demoCommand(argv: string[]): Promise<number> {

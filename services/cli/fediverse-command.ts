@@ -5,6 +5,7 @@ import { ingestFediverseFiles } from '../ingest/fediverse/files.ts';
 import { fediverseIndexFile } from '../ingest/fediverse/paths.ts';
 import { SqliteIndex } from '../index/sqlite/sqlite-index.ts';
 import { loadConfig } from './config.ts';
+import { UsageError } from './usage.ts';
 
 export const FEDIVERSE_USAGE = `fundus fediverse ingest --data DIR FILE...
 fundus fediverse fetch --data DIR --instance HOST [--max N] [--delay-ms N] [--max-seconds N]
@@ -44,8 +45,6 @@ function positiveInt(name: string, value: string | undefined, fallback: number):
   if (!Number.isInteger(number) || number < 0) throw new UsageError(`--${name}: must be a whole number >= 0, got "${value}"`);
   return number;
 }
-
-class UsageError extends Error {}
 
 const HOST = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9-]{2,63}$/;
 

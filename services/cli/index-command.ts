@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { createTypesenseClient } from '../index/typesense/client.ts';
 import { aliasTarget } from '../index/typesense/collections.ts';
@@ -6,6 +7,8 @@ import { COLLECTIONS, type CollectionKind } from '../index/typesense/schema.ts';
 import { SqliteIndex } from '../index/sqlite/sqlite-index.ts';
 import { fediverseIndexFile } from '../ingest/fediverse/paths.ts';
 import { loadConfig } from './config.ts';
+import { createProgressDisplay } from './progress-display.ts';
+import { UsageError } from './usage.ts';
 
 // `fundus index ...`: moving the embedded index into a Typesense cluster, looking at it, optimizing
 // the embedded index.
@@ -32,8 +35,6 @@ optimize merges the embedded index into one segment and rebuilds its score lists
          sets how many documents a word needs for a head-term list.
 
 Needs TYPESENSE_NODES (comma-separated https://host:port) and TYPESENSE_API_KEY (an admin key).`;
-
-class UsageError extends Error {}
 
 function typesenseSettings(data: string | undefined, env: NodeJS.ProcessEnv) {
   const config = loadConfig({ data, index: 'typesense' }, env);
@@ -74,14 +75,19 @@ async function copy(argv: string[], env: NodeJS.ProcessEnv, out: NodeJS.Writable
   const file = values['sqlite-file'] ?? sqliteIndexFile(values.data, env, kind);
   const client = createTypesenseClient(typesenseSettings(values.data, env));
   const started = Date.now();
+  const progress = createProgressDisplay({ counters: ['documents', 'aliases'], rateOf: 'documents' });
+  progress.phase(`copying into ${COLLECTIONS[kind]}`);
   const summary = await copySqliteToTypesense({
     client,
     sqliteFile: file,
     alias: COLLECTIONS[kind],
     batchSize,
     dropPrevious: values['drop-previous'],
-    onProgress: ({ documents, aliases }) => out.write(`copied ${documents} documents, ${aliases} aliases\n`),
-  });
+    onProgress: ({ documents, aliases }) => {
+      progress.set('documents', documents);
+      progress.set('aliases', aliases);
+    },
+  }).finally(() => progress.stop());
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   out.write(`copied ${summary.documents} documents and ${summary.aliases} aliases from ${file} into ${summary.collection} in ${seconds} s\n`);
   out.write(`alias ${COLLECTIONS[kind]} -> ${summary.collection}${summary.previous ? ` (was ${summary.previous}${summary.dropped ? ', dropped' : ', kept for a rollback'})` : ''}\n`);
@@ -108,10 +114,16 @@ async function optimize(argv: string[], env: NodeJS.ProcessEnv, out: NodeJS.Writ
   const { values } = parseArgs({ args: argv, options: { data: { type: 'string' }, collection: { type: 'string' }, 'min-matches': { type: 'string' } } });
   const minMatches = values['min-matches'] === undefined ? undefined : Number(values['min-matches']);
   if (minMatches !== undefined && !(Number.isInteger(minMatches) && minMatches >= 1)) throw new UsageError('--min-matches must be a whole number of at least 1');
-  const index = new SqliteIndex({ file: sqliteIndexFile(values.data, env, collectionKind(values.collection)) });
+  const file = sqliteIndexFile(values.data, env, collectionKind(values.collection));
+  // Optimizing nothing would create an empty index as a side effect: say so instead.
+  if (!existsSync(file)) throw new Error(`no index at ${file} (ingest documents first)`);
+  const index = new SqliteIndex({ file });
+  const progress = createProgressDisplay({ counters: [] });
   try {
+    progress.phase('optimizing the index (merge, score lists, head-term lists)');
     const started = performance.now();
     const built = await index.optimize({ headTermMinMatches: minMatches });
+    await progress.stop();
     const lists = built.scoreLists
       ? `${built.scoreLists.lists} score lists (${built.scoreLists.postings} postings, ${Math.round(built.scoreLists.bytes / 2 ** 20)} MiB) in ${built.scoreLists.seconds.toFixed(1)} s`
       : 'no score lists (an in-memory index)';
@@ -120,6 +132,7 @@ async function optimize(argv: string[], env: NodeJS.ProcessEnv, out: NodeJS.Writ
     );
     return 0;
   } finally {
+    await progress.stop();
     index.closeSync();
   }
 }
@@ -130,8 +143,8 @@ export async function runIndexCommand(
   io: { out: NodeJS.WritableStream; err: NodeJS.WritableStream } = { out: process.stdout, err: process.stderr },
 ): Promise<number> {
   const [subcommand, ...rest] = argv;
-  if (!subcommand || subcommand === '--help' || subcommand === 'help') {
-    io.out.write(`${INDEX_USAGE}\n`);
+  if (!subcommand || subcommand === '--help' || subcommand === '-h' || subcommand === 'help') {
+    (subcommand ? io.out : io.err).write(`${INDEX_USAGE}\n`);
     return subcommand ? 0 : 2;
   }
   try {

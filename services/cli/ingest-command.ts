@@ -11,6 +11,7 @@ import { classifyTopicByKeywords } from '../ingest/topics/keyword-classifier.ts'
 import { createLlmTopicClassifier } from '../ingest/topics/llm-classifier.ts';
 import { createProgress, formatSummary } from './progress.ts';
 import { loadConfig } from './config.ts';
+import { UsageError } from './usage.ts';
 
 export const INGEST_USAGE = `fundus ingest --data DIR [--manifest FILE]... [--records FILE]... [PATH...]
 
@@ -63,10 +64,10 @@ export async function ingestInputs(
   const pool = createExtractionPool({ workers: run.workers, timeoutMs: run.timeoutMs, maxMemoryMb: 512, maxBytes: run.maxBytes });
   const progress = createProgress(out, run.quiet);
   try {
-    const summary = await ingest(inputs, {
+    const summary = await ingest(progress.counted(inputs), {
       index,
-      extract: (input) => pool.extract(input),
-      prepare: (doc, url) => pool.prepare(doc, url),
+      extract: (input) => progress.prepared(pool.extract(input)),
+      prepare: (doc, url) => progress.prepared(pool.prepare(doc, url)),
       ...(config.topicLlm && { classifyTopic: createLlmTopicClassifier({ ...config.topicLlm, fallback: classifyTopicByKeywords }) }),
       maxBytes: run.maxBytes,
       concurrency: run.workers * 4,
@@ -75,14 +76,15 @@ export async function ingestInputs(
     // The extraction workers' memory is not needed for the merge: give it back first.
     await pool.close();
     if (index instanceof SqliteIndex) {
+      progress.phase('optimizing the index (merge, score lists, head-term lists)');
       const started = performance.now();
       const built = await index.optimize();
       const lists = built.scoreLists ? `${built.scoreLists.lists} score lists in ${built.scoreLists.seconds.toFixed(1)} s, ` : '';
-      out.write(`optimized the index in ${((performance.now() - started) / 1000).toFixed(1)} s (${lists}${built.lists} head-term lists in ${built.seconds.toFixed(1)} s)\n`);
+      progress.message(`optimized the index in ${((performance.now() - started) / 1000).toFixed(1)} s (${lists}${built.lists} head-term lists in ${built.seconds.toFixed(1)} s)`);
     }
-    progress.done();
     return summary;
   } finally {
+    await progress.done();
     await pool.close();
     await index.close();
   }
@@ -109,11 +111,11 @@ export async function ingestCommand(argv: string[]): Promise<number> {
   }
   const positive = (name: string, value: string) => {
     const number = Number(value);
-    if (!Number.isFinite(number) || number <= 0) throw new Error(`--${name}: must be a positive number, got "${value}"`);
+    if (!Number.isFinite(number) || number <= 0) throw new UsageError(`--${name}: must be a positive number, got "${value}"`);
     return number;
   };
-  if (!values.data) throw new Error('--data: required (the data directory of the index)');
-  if (positionals.length === 0 && !values.manifest?.length && !values.records?.length) throw new Error(`nothing to ingest: give files, folders or --manifest FILE\n\n${INGEST_USAGE}`);
+  if (!values.data) throw new UsageError('--data: required (the data directory of the index)');
+  if (positionals.length === 0 && !values.manifest?.length && !values.records?.length) throw new UsageError('nothing to ingest: give files, folders, --manifest FILE or --records FILE');
   const summary = await runIngest({
     dataDir: values.data,
     paths: positionals,

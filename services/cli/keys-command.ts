@@ -6,7 +6,10 @@ import { LIMIT_HINT } from '../access/limits.ts';
 import { silentLog } from '../access/log.ts';
 import { loadPepper } from '../access/pepper-file.ts';
 import { closeRedis, connectRedis, createRedisClient } from '../access/redis-client.ts';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { ConfigError, loadConfig } from './config.ts';
+import { UsageError } from './usage.ts';
 
 // `fundus keys ...`: project read keys from the command line (issue 4). The key store is the one
 // the server uses: Redis when REDIS_URL is set, else `<data>/access.sqlite`. A new key is printed
@@ -26,14 +29,16 @@ export interface KeysCommandIo {
   err: NodeJS.WritableStream;
 }
 
-class UsageError extends Error {}
-
 const REDIS_CONNECT_WAIT_MS = 3000;
 
-async function openStore(data: string | undefined, env: NodeJS.ProcessEnv): Promise<KeyStore> {
+/** The key store; null when only reading and the data directory holds none (nothing is created then). */
+async function openStore(data: string | undefined, env: NodeJS.ProcessEnv, readOnly: boolean): Promise<KeyStore | null> {
   const config = loadConfig({ data }, env);
   const pepper = loadPepper(config.access.keyPepper);
-  if (!config.access.redisUrl) return openSqliteKeyStore(config.dataDir, undefined, pepper);
+  if (!config.access.redisUrl) {
+    if (readOnly && !existsSync(join(config.dataDir, 'access.sqlite'))) return null;
+    return openSqliteKeyStore(config.dataDir, undefined, pepper);
+  }
   const client = createRedisClient(config.access.redisUrl, silentLog);
   if (!(await connectRedis(client, REDIS_CONNECT_WAIT_MS))) {
     await closeRedis(client);
@@ -70,7 +75,16 @@ async function run(subcommand: string, rest: string[], env: NodeJS.ProcessEnv, i
   if (subcommand === 'set-limit' && !values.limit) throw new UsageError('set-limit needs --limit LIMIT');
   if (!['create', 'list', 'revoke', 'set-limit'].includes(subcommand)) throw new UsageError(`unknown keys command "${subcommand}"`);
 
-  const store = await openStore(values.data, env);
+  const store = await openStore(values.data, env, subcommand !== 'create');
+  if (!store) {
+    // No key store yet: nothing to list, nothing to change, and no directory made as a side effect.
+    if (subcommand === 'list') {
+      print(values.json ? '[]' : 'No project read keys.');
+      return 0;
+    }
+    if (!positionals[0]) throw new UsageError('name the key: an id (fk_...) or its name');
+    throw new KeyStoreError('NOT_FOUND', `no key with the id or name "${positionals[0] ?? ''}" (no key store in this data directory)`);
+  }
   try {
     switch (subcommand) {
       case 'create': {
@@ -113,8 +127,8 @@ async function run(subcommand: string, rest: string[], env: NodeJS.ProcessEnv, i
 export async function runKeysCommand(argv: string[], env: NodeJS.ProcessEnv = process.env, io: KeysCommandIo = { out: process.stdout, err: process.stderr }): Promise<number> {
   const args = argv[0] === 'keys' ? argv.slice(1) : argv;
   const [subcommand, ...rest] = args;
-  if (!subcommand || subcommand === '--help' || subcommand === 'help') {
-    io.out.write(`${KEYS_USAGE}\n`);
+  if (!subcommand || subcommand === '--help' || subcommand === '-h' || subcommand === 'help') {
+    (subcommand ? io.out : io.err).write(`${KEYS_USAGE}\n`);
     return subcommand ? 0 : 2;
   }
   try {

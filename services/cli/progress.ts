@@ -1,33 +1,41 @@
 import type { IngestEvent, IngestSummary } from '../ingest/pipeline.ts';
+import { createProgressDisplay } from './progress-display.ts';
 
-// Long runs show a progress line on a TTY; every run ends with a summary (issue: ingestion).
+// Ingestion's progress (ingest, crawl, demo): inputs read, documents prepared (extracted and
+// analysed in the workers), stored and skipped, then the final merge as a phase of its own. The
+// display (progress-display.ts) rewrites one line on a terminal and writes a line every ten
+// seconds otherwise; skipped files get lines of their own unless quiet. Every run ends with a summary.
 
 export function createProgress(out: NodeJS.WriteStream, quiet: boolean) {
-  const tty = Boolean(out.isTTY);
-  let stored = 0;
-  let skipped = 0;
-  let lastDraw = 0;
-  const started = Date.now();
-  const draw = (force = false) => {
-    const now = Date.now();
-    if (!tty || (!force && now - lastDraw < 100)) return;
-    lastDraw = now;
-    const seconds = Math.max((now - started) / 1000, 0.001);
-    out.write(`\r\x1b[K  ${stored + skipped} read · ${stored} stored · ${skipped} skipped · ${Math.round((stored + skipped) / seconds)}/s`);
-  };
+  const display = createProgressDisplay({
+    counters: ['read', 'prepared', 'stored', 'skipped'],
+    rateOf: 'prepared',
+    fd: (out as { fd?: number }).fd ?? 2,
+    tty: Boolean(out.isTTY),
+  });
   return {
-    onEvent(event: IngestEvent) {
-      if (event.kind === 'stored') stored++;
-      else {
-        skipped++;
-        if (!quiet) out.write(`${tty ? '\r\x1b[K' : ''}skipped ${event.label}: ${event.reason}\n`);
+    /** The inputs, counted as the pipeline takes them. */
+    async *counted<T>(inputs: AsyncIterable<T>): AsyncGenerator<T> {
+      for await (const input of inputs) {
+        display.add('read');
+        yield input;
       }
-      draw();
     },
-    done() {
-      draw(true);
-      if (tty) out.write('\n');
+    /** A document's extraction or preparation, counted when it settles. */
+    prepared<T>(work: Promise<T>): Promise<T> {
+      return work.finally(() => display.add('prepared'));
     },
+    onEvent(event: IngestEvent) {
+      if (event.kind === 'stored') display.add('stored');
+      else {
+        display.add('skipped');
+        if (!quiet) display.message(`skipped ${event.label}: ${event.reason}`);
+      }
+    },
+    phase: (text: string) => display.phase(text),
+    message: (line: string) => display.message(line),
+    /** Clears the progress line; call it before the summary (and on the way out of an error). */
+    done: () => display.stop(),
   };
 }
 

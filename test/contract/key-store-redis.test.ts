@@ -116,7 +116,9 @@ describe('redis key store specifics', () => {
       const started = Date.now();
       await expect(store.verify('fk_' + 'Z'.repeat(43))).rejects.toMatchObject({ code: 'UNAVAILABLE' });
       await expect(store.create({ name: 'during outage', limit: '1/s' })).rejects.toMatchObject({ code: 'UNAVAILABLE' });
-      expect(Date.now() - started).toBeLessThan(1500);
+      // They fail instead of waiting for Redis to come back (it comes back only after this block);
+      // the bound is far above the 500 ms command timeout, so a loaded machine does not trip it.
+      expect(Date.now() - started).toBeLessThan(10_000);
       expect(await store.ping()).toBe(false);
     } finally {
       await server.start();

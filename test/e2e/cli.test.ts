@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SqliteIndex } from '../../services/index/sqlite/sqlite-index.ts';
-import { CORPUS, FUNDUS_BIN, ROOT, runFundus, startFundus, type ServingProcess } from '../helpers/processes.ts';
+import { FUNDUS_BIN, ROOT, runFundus, startFundus, type ServingProcess } from '../helpers/processes.ts';
+import { CORPUS, describeWithCorpus } from '../helpers/shared-corpus.ts';
 
 // The `fundus` command as a user runs it: ingest the demo collection, serve it, query it.
 
@@ -89,29 +90,38 @@ describe('fundus command errors', () => {
   });
 });
 
-describe('crash safety of ingestion', () => {
+describeWithCorpus('crash safety of ingestion', () => {
   it('a killed ingest keeps every committed document and leaves a usable index', async () => {
     const data = mkdtempSync(join(tmpdir(), 'fundus-kill-'));
     const child = spawn(process.execPath, [FUNDUS_BIN, 'ingest', '--data', data, '--quiet', join(CORPUS, 'html')], { stdio: 'ignore' });
+    // Created at spawn time, so an exit before anyone waits is not missed.
+    let exited = false;
+    const closed = new Promise<void>((done) => child.once('close', () => done()));
+    void closed.then(() => (exited = true));
     const file = join(data, 'index.sqlite');
-    let committed = 0;
-    for (let i = 0; i < 600 && committed === 0; i++) {
-      await new Promise((r) => setTimeout(r, 100));
+    const committedNow = async () => {
       try {
         const reader = new SqliteIndex({ file, readOnly: true });
-        committed = (await reader.stats()).documents;
+        const documents = (await reader.stats()).documents;
         await reader.close();
+        return documents;
       } catch {
-        // not created yet
+        return 0; // not created yet
       }
+    };
+    // Polls until the first batch is committed or the child has ended on its own (then once more).
+    let committed = 0;
+    while (committed === 0 && !exited) {
+      await Promise.race([closed, new Promise((r) => setTimeout(r, 100))]);
+      committed = await committedNow();
     }
     child.kill('SIGKILL');
-    await new Promise((r) => child.on('close', r));
+    await closed;
+    expect(child.exitCode === 0 || child.signalCode === 'SIGKILL', `ingest ended with ${child.exitCode ?? child.signalCode}`).toBe(true);
+    committed ||= await committedNow();
     expect(committed).toBeGreaterThan(0);
 
-    const reader = new SqliteIndex({ file, readOnly: true });
-    expect((await reader.stats()).documents).toBeGreaterThanOrEqual(committed);
-    await reader.close();
+    expect(await committedNow()).toBeGreaterThanOrEqual(committed);
     const resumed = await runFundus(['ingest', '--data', data, '--quiet', join(CORPUS, 'html')], {}, 600_000);
     expect(resumed.code).toBe(0);
     expect(resumed.stdout).toMatch(/unchanged [1-9]\d*/);

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,7 +7,8 @@ import { buildGatewayApp } from '../../services/gateway/app.ts';
 import { SqliteIndex } from '../../services/index/sqlite/sqlite-index.ts';
 import { postJson } from '../helpers/gateway.ts';
 import { admitAllGuardForTests } from '../helpers/open-guard.ts';
-import { CORPUS, runFundus } from '../helpers/processes.ts';
+import { runFundus } from '../helpers/processes.ts';
+import { CORPUS, describeWithCorpus, readCorpusJsonl } from '../helpers/shared-corpus.ts';
 
 // The shared corpus of real German documents (../shared/corpus) through `fundus ingest` and the
 // API, checked against its ground truth as a client would: types, titles, dates, duplicates,
@@ -26,7 +27,7 @@ interface Truth {
   word_form_queries: string[];
 }
 
-const truth: Truth[] = readFileSync(join(CORPUS, 'truth.jsonl'), 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line));
+let truth: Truth[] = [];
 
 function groups(key: 'dup_group' | 'near_dup_group'): Truth[][] {
   const byGroup = new Map<string, Truth[]>();
@@ -34,11 +35,12 @@ function groups(key: 'dup_group' | 'near_dup_group'): Truth[][] {
   return [...byGroup.values()];
 }
 
-describe('the shared corpus through ingest and the API', () => {
+describeWithCorpus('the shared corpus through ingest and the API', () => {
   let base: string;
   let close: () => Promise<void>;
 
   beforeAll(async () => {
+    truth = readCorpusJsonl<Truth>('truth.jsonl');
     const data = mkdtempSync(join(tmpdir(), 'fundus-corpus-'));
     const result = await runFundus(['ingest', '--data', data, '--quiet', CORPUS], {}, 600_000);
     expect(result.code, result.stderr).toBe(0);

@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { documentIdForUrl } from '../../services/core/urls.ts';
 import { SqliteIndex } from '../../services/index/sqlite/sqlite-index.ts';
-import { CORPUS, runFundus } from '../helpers/processes.ts';
+import { runFundus } from '../helpers/processes.ts';
+import { CORPUS, describeWithCorpus } from '../helpers/shared-corpus.ts';
 
 // Every source of documents through the `fundus` command: WARC files, the crawler, broken files,
 // and re-ingestion (idempotent; a changed document updates its record).
@@ -15,7 +16,7 @@ async function openIndex(data: string) {
   return new SqliteIndex({ file: join(data, 'index.sqlite'), readOnly: true });
 }
 
-describe('ingesting a WARC file', () => {
+describeWithCorpus('ingesting a WARC file', () => {
   it('keeps the URL and fetch time of every response record', async () => {
     const data = mkdtempSync(join(tmpdir(), 'fundus-warc-'));
     const result = await runFundus(['ingest', '--data', data, '--quiet', join(CORPUS, 'warc/sample.warc.gz')]);
@@ -36,7 +37,7 @@ describe('ingesting a WARC file', () => {
   });
 });
 
-describe('ingesting broken files', () => {
+describeWithCorpus('ingesting broken files', () => {
   it('reports each bad file with a reason, skips it, and keeps going', async () => {
     const data = mkdtempSync(join(tmpdir(), 'fundus-broken-'));
     const good = await runFundus(['ingest', '--data', data, '--quiet', join(CORPUS, 'odt')]);
@@ -56,7 +57,7 @@ describe('ingesting broken files', () => {
   }, 120_000);
 });
 
-describe('re-ingesting', () => {
+describeWithCorpus('re-ingesting a corpus page', () => {
   it('changes nothing for the same input and updates a changed document', async () => {
     const folder = mkdtempSync(join(tmpdir(), 'fundus-reingest-src-'));
     cpSync(join(CORPUS, 'html/www.gesetze-im-internet.de/adwirkg'), join(folder, 'a'), { recursive: true });

@@ -106,11 +106,14 @@ describe('two gateway replicas on one Redis', () => {
   it('show a key created on one replica to the other, and refuse it there within a second of its revocation', async () => {
     const [a, b] = replicas;
     const { key, record } = await a.access.keyStore.create({ name: 'cross-replica', limit: '100/s' });
-    const seenAfter = await waitFor(async () => (await statusOf(b.url, key)) === 200, 1000);
-    expect(seenAfter).toBeLessThan(1000);
+    // Replicas read keys through a cache of at most 500 ms: once that much time has passed (a lower
+    // bound, whatever the machine's speed), the very next call on the other replica sees the change.
+    const pastTheCache = () => new Promise((resolve) => setTimeout(resolve, 600));
+    await pastTheCache();
+    expect(await statusOf(b.url, key)).toBe(200);
     expect(await a.access.keyStore.revoke(record.id)).toBe(true);
-    const refusedAfter = await waitFor(async () => (await statusOf(b.url, key)) === 401, 1000);
-    expect(refusedAfter).toBeLessThan(1000);
+    await pastTheCache();
+    expect(await statusOf(b.url, key)).toBe(401);
     expect(await statusOf(a.url, key)).toBe(401);
   });
 

@@ -7,7 +7,7 @@ import { projectRoot } from '../../services/cli/paths.ts';
 
 export const ROOT = projectRoot();
 export const FUNDUS_BIN = resolve(ROOT, 'bin/fundus.js');
-export const CORPUS = resolve(ROOT, '../shared/corpus');
+export { CORPUS } from './shared-corpus.ts';
 
 export function requireBuild(): void {
   if (!existsSync(resolve(ROOT, 'dist/services/cli/main.js'))) throw new Error('dist/ is missing: run `npm run build` (npm test does it)');

@@ -1,12 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { EXTRACTION_ERROR_CODES, ExtractionError, extractDocument } from '../../services/ingest/extract/index.ts';
+import { CORPUS as CORPUS_DIR, describeWithCorpus, hasCorpus } from '../helpers/shared-corpus.ts';
 
-const CORPUS = fileURLToPath(new URL('../../../shared/corpus/', import.meta.url));
-const hasCorpus = existsSync(`${CORPUS}broken`);
-if (!hasCorpus) console.warn(`extract-broken: corpus not found at ${CORPUS}; corpus tests are skipped`);
+const CORPUS = `${CORPUS_DIR}/`;
 
 // What each deliberately broken corpus file must give (corpus README, "broken/").
 const EXPECTED: Record<string, string> = {
@@ -31,7 +29,7 @@ async function outcome(bytes: Uint8Array, fileName: string, options = {}): Promi
   }
 }
 
-describe.skipIf(!hasCorpus)('every file in the corpus broken/ folder', () => {
+describeWithCorpus('every file in the corpus broken/ folder', () => {
   const files = hasCorpus ? readdirSync(`${CORPUS}broken`) : [];
   it('has an expectation for each file', () => {
     expect(files.sort()).toEqual(Object.keys(EXPECTED).sort());

@@ -1,11 +1,9 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { extractDocument } from '../../services/ingest/extract/index.ts';
+import { CORPUS as CORPUS_DIR, describeWithCorpus, readCorpusJsonl } from '../helpers/shared-corpus.ts';
 
-const CORPUS = fileURLToPath(new URL('../../../shared/corpus/', import.meta.url));
-const hasCorpus = existsSync(`${CORPUS}truth.jsonl`);
-if (!hasCorpus) console.warn(`extract-html: corpus not found at ${CORPUS}; corpus tests are skipped`);
+const CORPUS = `${CORPUS_DIR}/`;
 
 interface Truth {
   path: string;
@@ -18,12 +16,8 @@ interface Truth {
   canonical?: string;
 }
 
-function load<T>(file: string): T[] {
-  return readFileSync(`${CORPUS}${file}`, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as T);
-}
-
-const truth = hasCorpus ? load<Truth>('truth.jsonl') : [];
-const manifest = new Map(hasCorpus ? load<{ path: string; headers: Record<string, string> }>('manifest.jsonl').map((m) => [m.path, m.headers]) : []);
+let truth: Truth[] = [];
+let manifest = new Map<string, Record<string, string>>();
 
 function html(source: string, headers: Record<string, string> = {}, url = 'https://www.example.org/a/b.html') {
   return extractDocument({ bytes: new TextEncoder().encode(source), url, headers });
@@ -49,7 +43,11 @@ const SAMPLES = [
   'html/lilypond.org/doc/v2.24/Documentation/essay/putting-lilypond-to-work.de.html',
 ];
 
-describe.skipIf(!hasCorpus)('HTML extraction on corpus pages', () => {
+describeWithCorpus('HTML extraction on corpus pages', () => {
+  beforeAll(() => {
+    truth = readCorpusJsonl<Truth>('truth.jsonl');
+    manifest = new Map(readCorpusJsonl<{ path: string; headers: Record<string, string> }>('manifest.jsonl').map((m) => [m.path, m.headers]));
+  });
   for (const path of SAMPLES) {
     it(path, async () => {
       const t = truth.find((r) => r.path === path)!;

@@ -1,12 +1,10 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
 import { strToU8, zipSync, type Zippable } from 'fflate';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { extractDocument } from '../../services/ingest/extract/index.ts';
+import { CORPUS as CORPUS_DIR, describeWithCorpus, readCorpusJsonl } from '../helpers/shared-corpus.ts';
 
-const CORPUS = fileURLToPath(new URL('../../../shared/corpus/', import.meta.url));
-const hasCorpus = existsSync(`${CORPUS}truth.jsonl`);
-if (!hasCorpus) console.warn(`extract-office: corpus not found at ${CORPUS}; corpus tests are skipped`);
+const CORPUS = `${CORPUS_DIR}/`;
 
 interface Truth {
   path: string;
@@ -18,7 +16,7 @@ interface Truth {
   lang: string;
   key_terms: string[];
 }
-const truth: Truth[] = hasCorpus ? readFileSync(`${CORPUS}truth.jsonl`, 'utf8').trim().split('\n').map((l) => JSON.parse(l)) : [];
+let truth: Truth[] = [];
 
 function expectSameDate(actual: string | null, expected: string | null) {
   if (expected === null) expect(actual).toBeNull();
@@ -37,7 +35,10 @@ const SAMPLES = [
   'doc/gesetze/besatzreglvtrteil5bek.doc', // a 1955 creation time (before 1970)
 ];
 
-describe.skipIf(!hasCorpus)('office files from the corpus', () => {
+describeWithCorpus('office files from the corpus', () => {
+  beforeAll(() => {
+    truth = readCorpusJsonl<Truth>('truth.jsonl');
+  });
   for (const path of SAMPLES) {
     it(path, async () => {
       const t = truth.find((r) => r.path === path)!;

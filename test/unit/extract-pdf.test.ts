@@ -1,11 +1,9 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { extractDocument } from '../../services/ingest/extract/index.ts';
+import { CORPUS as CORPUS_DIR, describeWithCorpus, readCorpusJsonl } from '../helpers/shared-corpus.ts';
 
-const CORPUS = fileURLToPath(new URL('../../../shared/corpus/', import.meta.url));
-const hasCorpus = existsSync(`${CORPUS}truth.jsonl`);
-if (!hasCorpus) console.warn(`extract-pdf: corpus not found at ${CORPUS}; corpus tests are skipped`);
+const CORPUS = `${CORPUS_DIR}/`;
 
 interface Truth {
   path: string;
@@ -16,7 +14,7 @@ interface Truth {
   lang: string;
   key_terms: string[];
 }
-const truth: Truth[] = hasCorpus ? readFileSync(`${CORPUS}truth.jsonl`, 'utf8').trim().split('\n').map((l) => JSON.parse(l)) : [];
+let truth: Truth[] = [];
 
 /** A one-page PDF with one line of text per entry and an optional Info dictionary, offsets computed. */
 export function makePdf(lines: string[], info = ''): Uint8Array {
@@ -48,7 +46,10 @@ const SAMPLES = [
   'pdf/www.debian.org/doc/manuals/maint-guide/maint-guide.de.pdf', // CreationDate only
 ];
 
-describe.skipIf(!hasCorpus)('PDFs from the corpus', () => {
+describeWithCorpus('PDFs from the corpus', () => {
+  beforeAll(() => {
+    truth = readCorpusJsonl<Truth>('truth.jsonl');
+  });
   for (const path of SAMPLES) {
     it(path, async () => {
       const t = truth.find((r) => r.path === path)!;

@@ -1,10 +1,9 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createExtractionPool, type ExtractionPool } from '../../services/ingest/extract/index.ts';
+import { CORPUS as CORPUS_DIR, itWithCorpus } from '../helpers/shared-corpus.ts';
 
-const CORPUS = fileURLToPath(new URL('../../../shared/corpus/', import.meta.url));
-const hasCorpus = existsSync(`${CORPUS}truth.jsonl`);
+const CORPUS = `${CORPUS_DIR}/`;
 
 const page = (title: string) =>
   new TextEncoder().encode(`<!doctype html><html lang="de"><head><title>${title}</title></head><body><main><h1>${title}</h1><p>Der Text dieser Seite ist kurz, aber vollständig.</p></main></body></html>`);
@@ -24,7 +23,7 @@ describe('extraction pool', () => {
   });
 
   it('kills a hanging job with TIMEOUT and keeps working', async () => {
-    pool = createExtractionPool({ workers: 1, timeoutMs: 1500, maxMemoryMb: 256, maxBytes: 1024 * 1024 });
+    pool = createExtractionPool({ workers: 1, timeoutMs: 3000, maxMemoryMb: 256, maxBytes: 1024 * 1024 });
     const hanging = pool.extract({ bytes: page('hängt'), url: 'https://x.example/h' }, { testOnlyHook: 'hang' });
     const queued = pool.extract({ bytes: page('Danach'), url: 'https://x.example/n' });
     await expect(hanging).rejects.toMatchObject({ code: 'TIMEOUT' });
@@ -57,7 +56,7 @@ describe('extraction pool', () => {
     expect(junk.length).toBe(4096);
   });
 
-  it.skipIf(!hasCorpus)('survives every broken corpus file', async () => {
+  itWithCorpus('survives every broken corpus file', async () => {
     pool = createExtractionPool({ workers: 2, timeoutMs: 20_000, maxMemoryMb: 256, maxBytes: 50 * 1024 * 1024 });
     const files = ['corrupt.docx', 'empty.pdf', 'encrypted-ownerpw-only.pdf', 'encrypted-userpw.pdf', 'junk.html', 'truncated.pdf', 'zipbomb.docx'];
     const results = await Promise.allSettled(files.map((f) => pool!.extract({ bytes: readFileSync(`${CORPUS}broken/${f}`), url: `https://x.example/${f}`, fileName: f })));

@@ -1,13 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
 import { strToU8, zipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
 import { sniffDocumentType } from '../../services/ingest/extract/index.ts';
+import { CORPUS as CORPUS_DIR, itWithCorpus } from '../helpers/shared-corpus.ts';
 
-const CORPUS = fileURLToPath(new URL('../../../shared/corpus/', import.meta.url));
-const hasCorpus = existsSync(`${CORPUS}truth.jsonl`);
-if (!hasCorpus) console.warn(`extract-sniff: corpus not found at ${CORPUS}; corpus tests are skipped`);
+const CORPUS = `${CORPUS_DIR}/`;
 
 const text = (s: string) => new TextEncoder().encode(s);
 
@@ -58,7 +56,7 @@ describe('sniffDocumentType', () => {
     expect(sniffDocumentType(cut)).toBeNull();
   });
 
-  it.skipIf(!hasCorpus)('reads the corpus formats from their bytes', () => {
+  itWithCorpus('reads the corpus formats from their bytes', () => {
     expect(sniffDocumentType(readFileSync(`${CORPUS}doc/gesetze/besueg.doc`))).toBe('doc');
     expect(sniffDocumentType(readFileSync(`${CORPUS}docx/gesetze/milog.docx`))).toBe('docx');
     expect(sniffDocumentType(readFileSync(`${CORPUS}odt/gesetze/bitv_2_0.odt`))).toBe('odt');

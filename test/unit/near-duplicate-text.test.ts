@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { bitsApart, fingerprintBits, fingerprintDistance, fingerprintOf, shingleSet, shingleSimilarity } from '../../services/core/text.ts';
-import { CORPUS } from '../helpers/processes.ts';
+import { CORPUS, describeWithCorpus, hasCorpus } from '../helpers/shared-corpus.ts';
 
 // The near-duplicate check compares hashed shingles by one merge of sorted arrays and
 // fingerprints as parsed halves (text.ts): checked here against plain definitions on real texts.
@@ -35,8 +35,8 @@ function plainSimilarity(a: string, b: string): number {
   return shared / (setA.size + setB.size - shared);
 }
 
-describe('near-duplicate text measures', () => {
-  const texts = corpusTexts(12);
+describeWithCorpus('near-duplicate text measures on corpus texts', () => {
+  const texts = hasCorpus ? corpusTexts(12) : [];
 
   it('finds corpus texts to compare', () => {
     expect(texts.length).toBeGreaterThanOrEqual(6);

@@ -7,8 +7,7 @@ import { isWarcSkip, type FetchedResource, type WarcSkip } from '../../services/
 import { readWarc } from '../../services/ingest/sources/warc-reader.ts';
 import { writeWarc } from '../../services/ingest/sources/warc-writer.ts';
 import { sha1Digest } from '../../services/ingest/sources/warc-digest.ts';
-
-const CORPUS = join(import.meta.dirname, '../../../shared/corpus');
+import { CORPUS, describeWithCorpus, itWithCorpus } from '../helpers/shared-corpus.ts';
 
 let dir: string;
 beforeAll(async () => {
@@ -53,7 +52,7 @@ function gzipEach(records: Buffer[]): Buffer[] {
 const page = (n: number) => `<!DOCTYPE html><html lang="de"><head><title>Seite ${n}</title></head><body><p>Inhalt ${n} ${'Text '.repeat(200)}</p></body></html>`;
 const pageRecord = (n: number) => httpResponse(`https://example.org/seite-${n}`, 'HTTP/1.1 200 OK\nContent-Type: text/html; charset=utf-8', page(n));
 
-describe('readWarc on the corpus sample', () => {
+describeWithCorpus('readWarc on the corpus sample', () => {
   it('yields the 40 response records with their target URI and WARC-Date, bytes as in the corpus', async () => {
     const index = (await readFile(join(CORPUS, 'warc/sample.index.jsonl'), 'utf8')).trim().split('\n').map((line) => JSON.parse(line));
     const items = await readAll(join(CORPUS, 'warc/sample.warc.gz'));
@@ -157,7 +156,7 @@ describe('readWarc on damaged files', () => {
     expect(skips(items)).toHaveLength(1);
   });
 
-  it('never throws on randomly damaged archives, gzip or plain', async () => {
+  itWithCorpus('never throws on randomly damaged archives, gzip or plain', async () => {
     const whole = await readFile(join(CORPUS, 'warc/sample.warc.gz'));
     const variants = [whole, zlib.gunzipSync(whole)];
     let seed = 1;

@@ -8,7 +8,7 @@ import { Worker } from 'node:worker_threads';
 import type { ExtractedDocument } from '../../core/document.ts';
 import { ExtractionError, isExtractionErrorCode } from './errors.ts';
 import type { ExtractInput, ExtractOptions } from './extract-document.ts';
-import type { TestOnlyHook, WorkerJob, WorkerReply } from './worker.ts';
+import type { TestOnlyHook, WorkerJob, WorkerReady, WorkerReply } from './worker.ts';
 import type { ZipLimits } from './zip-guard.ts';
 
 export interface ExtractionPoolOptions {
@@ -49,6 +49,10 @@ interface Slot {
   /** The jobs the worker is running: one file, or a run of pre-extracted documents. */
   jobs: Pending[];
   timer: NodeJS.Timeout | null;
+  /** The worker has loaded and warmed up: only then does a job's time limit start to run. */
+  ready: boolean;
+  /** Ends a worker that never gets ready (a hung start-up). */
+  startup: NodeJS.Timeout | null;
 }
 
 /**
@@ -56,6 +60,13 @@ interface Slot {
  * waiting for the writer's thread to hand out the next (measured: idle two thirds of the time).
  */
 const PREPARE_BATCH = 32;
+
+/**
+ * How long a worker may take to load and warm up before it counts as failed. Start-up is not part
+ * of a job's time limit: on a loaded machine it took longer than a small limit, and the job
+ * queued behind a killed one then timed out on a worker that had not yet started.
+ */
+const STARTUP_LIMIT_MS = 60_000;
 
 /** worker.ts next to this file when running from source, worker.js when compiled to dist/. */
 export function resolveWorkerUrl(): URL {
@@ -87,7 +98,7 @@ function workerExecArgv(): string[] {
 export function createExtractionPool(options: ExtractionPoolOptions): ExtractionPool {
   const workerUrl = resolveWorkerUrl();
   const workerOptions: ExtractOptions = { maxBytes: options.maxBytes, zipLimits: options.zipLimits };
-  const slots: Slot[] = Array.from({ length: Math.max(1, options.workers) }, () => ({ worker: null, jobs: [], timer: null }));
+  const slots: Slot[] = Array.from({ length: Math.max(1, options.workers) }, () => ({ worker: null, jobs: [], timer: null, ready: false, startup: null }));
   const queue: Pending[] = [];
   let nextId = 1;
   let closing = false;
@@ -109,9 +120,23 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
     else job.reject(new ExtractionError(isExtractionErrorCode(outcome.code) ? outcome.code : 'CORRUPT_FILE', undefined, { cause: outcome.message }));
   }
 
+  function stopStartup(slot: Slot): void {
+    if (slot.startup) clearTimeout(slot.startup);
+    slot.startup = null;
+  }
+
+  /** A job's time limit, from when a ready worker gets it. */
+  function startTimer(slot: Slot): void {
+    const job = slot.jobs[0];
+    slot.timer = setTimeout(() => {
+      if (slot.jobs[0] === job) fail(slot, new ExtractionError('TIMEOUT', `still running after ${options.timeoutMs} ms`));
+    }, options.timeoutMs);
+  }
+
   function replace(slot: Slot): void {
     const old = slot.worker;
     slot.worker = null;
+    stopStartup(slot);
     if (old) void old.terminate().catch(() => undefined);
     if (!closing) spawn(slot);
   }
@@ -124,6 +149,7 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
       for (const queued of queue.splice(0)) queued.reject(broken);
     }
     if (broken) {
+      stopStartup(slot);
       slot.worker?.terminate().catch(() => undefined);
       slot.worker = null;
       return;
@@ -145,8 +171,20 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
     // An idle pool must not keep the process alive; a running job does, through its timer.
     worker.unref();
     slot.worker = worker;
-    worker.on('message', (reply: WorkerReply) => {
-      if (slot.worker !== worker || slot.jobs[0]?.id !== reply.id) return;
+    slot.ready = false;
+    stopStartup(slot);
+    slot.startup = setTimeout(() => {
+      if (slot.worker === worker && !slot.ready) fail(slot, new ExtractionError('WORKER_FAILED', `worker not ready after ${STARTUP_LIMIT_MS} ms`));
+    }, STARTUP_LIMIT_MS);
+    worker.on('message', (reply: WorkerReply | WorkerReady) => {
+      if (slot.worker !== worker) return;
+      if ('ready' in reply) {
+        slot.ready = true;
+        stopStartup(slot);
+        if (slot.jobs.length) send(slot);
+        return;
+      }
+      if (slot.jobs[0]?.id !== reply.id) return;
       const jobs = settle(slot);
       idleDeaths = 0;
       if ('batch' in reply) jobs.forEach((job, i) => finish(job, reply.batch[i]));
@@ -164,6 +202,26 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
     });
   }
 
+  /** Hands the slot's jobs to its worker, which is ready: the job's time limit starts now. */
+  function send(slot: Slot): void {
+    const jobs = slot.jobs;
+    const job = jobs[0];
+    startTimer(slot);
+    // A fresh copy is transferred: the caller's bytes may be a Buffer on Node's shared pool slab
+    // (untransferable), and `Buffer.slice()` would not copy at all.
+    const bytes = new Uint8Array(job.input.bytes);
+    const preExtracted = job.preExtracted ? jobs.map((j) => j.preExtracted!) : undefined;
+    const preExtractedUrls = job.preExtracted ? jobs.map((j) => j.input.url) : undefined;
+    const message: WorkerJob = { id: job.id, input: { ...job.input, bytes }, preExtracted, preExtractedUrls, testOnlyHook: job.hook };
+    try {
+      slot.worker!.postMessage(message, [bytes.buffer]);
+    } catch (error) {
+      for (const failed of settle(slot)) {
+        failed.reject(new ExtractionError('WORKER_FAILED', `could not hand the job to a worker: ${(error as Error).message}`, { cause: error }));
+      }
+    }
+  }
+
   function dispatch(): void {
     for (const slot of slots) {
       if (queue.length === 0) break;
@@ -172,22 +230,7 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
       const jobs = [job];
       if (job.preExtracted) while (jobs.length < PREPARE_BATCH && queue[0]?.preExtracted) jobs.push(queue.shift()!);
       slot.jobs = jobs;
-      slot.timer = setTimeout(() => {
-        if (slot.jobs[0] === job) fail(slot, new ExtractionError('TIMEOUT', `still running after ${options.timeoutMs} ms`));
-      }, options.timeoutMs);
-      // A fresh copy is transferred: the caller's bytes may be a Buffer on Node's shared pool slab
-      // (untransferable), and `Buffer.slice()` would not copy at all.
-      const bytes = new Uint8Array(job.input.bytes);
-      const preExtracted = job.preExtracted ? jobs.map((j) => j.preExtracted!) : undefined;
-      const preExtractedUrls = job.preExtracted ? jobs.map((j) => j.input.url) : undefined;
-      const message: WorkerJob = { id: job.id, input: { ...job.input, bytes }, preExtracted, preExtractedUrls, testOnlyHook: job.hook };
-      try {
-        slot.worker.postMessage(message, [bytes.buffer]);
-      } catch (error) {
-        for (const failed of settle(slot)) {
-          failed.reject(new ExtractionError('WORKER_FAILED', `could not hand the job to a worker: ${(error as Error).message}`, { cause: error }));
-        }
-      }
+      if (slot.ready) send(slot);
     }
     if (queue.length === 0 && slots.every((s) => !s.jobs.length)) idleWaiters.splice(0).forEach((wake) => wake());
   }
@@ -223,6 +266,7 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
         slots.map(async (slot) => {
           const worker = slot.worker;
           slot.worker = null;
+          stopStartup(slot);
           if (worker) await worker.terminate().catch(() => undefined);
         }),
       );

@@ -34,11 +34,11 @@ const REDIS_CONNECT_WAIT_MS = 3000;
 /** The key store; null when only reading and the data directory holds none (nothing is created then). */
 async function openStore(data: string | undefined, env: NodeJS.ProcessEnv, readOnly: boolean): Promise<KeyStore | null> {
   const config = loadConfig({ data }, env);
-  const pepper = loadPepper(config.access.keyPepper);
   if (!config.access.redisUrl) {
     if (readOnly && !existsSync(join(config.dataDir, 'access.sqlite'))) return null;
-    return openSqliteKeyStore(config.dataDir, undefined, pepper);
+    return openSqliteKeyStore(config.dataDir, undefined, loadPepper(config.access.keyPepper));
   }
+  const pepper = loadPepper(config.access.keyPepper);
   const client = createRedisClient(config.access.redisUrl, silentLog);
   if (!(await connectRedis(client, REDIS_CONNECT_WAIT_MS))) {
     await closeRedis(client);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { crawlOptionsFrom, crawlStateFile, parseCrawlArgs } from '../../services/ingest/sources/crawl-command.ts';
+import { crawlOptionsFrom, crawlStateFile, parseCrawlArgs } from '../../services/ingest/sources/crawl-flags.ts';
 import { CRAWL_DEFAULTS } from '../../services/ingest/sources/crawler.ts';
 
 describe('parseCrawlArgs', () => {
@@ -17,6 +17,8 @@ describe('parseCrawlArgs', () => {
       seeds: ['https://example.org/', 'https://www.example.org/start'],
       sitemaps: ['https://example.org/sitemap.xml.gz'],
       allowedHosts: ['example.org', '*.example.org'],
+      allowPrivate: false,
+      allowedNetworks: [],
       maxPages: 50,
       maxDepth: 0,
       delayMs: 2000,

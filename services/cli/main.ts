@@ -1,4 +1,5 @@
 import { ConfigError } from './config.ts';
+import { printable, printableMessage } from './printable.ts';
 import { crawlCommand } from './crawl-command.ts';
 import { demoCommand } from './demo-command.ts';
 import { runFediverseCommand } from './fediverse-command.ts';
@@ -38,18 +39,18 @@ export async function main(argv: string[]): Promise<number> {
   }
   const command = COMMANDS[name];
   if (!command) {
-    console.error(`fundus: unknown command "${name}"\n\n${USAGE}`);
+    console.error(`fundus: unknown command "${printable(name)}"\n\n${USAGE}`);
     return 2;
   }
   try {
     return await command(rest);
   } catch (error) {
     if (error instanceof ConfigError) {
-      console.error(`fundus ${name}: ${error.message}`);
+      console.error(`fundus ${name}: ${printableMessage(error.message)}`);
       return 2;
     }
     if (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS')) {
-      console.error(`fundus ${name}: ${error.message}`);
+      console.error(`fundus ${name}: ${printableMessage(error.message)}`);
       return 2;
     }
     throw error;

@@ -1,4 +1,5 @@
 import type { IngestEvent, IngestSummary } from '../ingest/pipeline.ts';
+import { printable } from './printable.ts';
 
 // Long runs show a progress line on a TTY; every run ends with a summary (issue: ingestion).
 
@@ -20,7 +21,7 @@ export function createProgress(out: NodeJS.WriteStream, quiet: boolean) {
       if (event.kind === 'stored') stored++;
       else {
         skipped++;
-        if (!quiet) out.write(`${tty ? '\r\x1b[K' : ''}skipped ${event.label}: ${event.reason}\n`);
+        if (!quiet) out.write(`${tty ? '\r\x1b[K' : ''}skipped ${printable(event.label)}: ${printable(event.reason)}\n`);
       }
       draw();
     },
@@ -33,7 +34,7 @@ export function createProgress(out: NodeJS.WriteStream, quiet: boolean) {
 
 export function formatSummary(summary: IngestSummary): string {
   const reasons = Object.entries(summary.skippedByReason)
-    .map(([reason, count]) => `${reason} ${count}`)
+    .map(([reason, count]) => `${printable(reason)} ${count}`)
     .join(', ');
   return [
     `read ${summary.read}, added ${summary.added}, updated ${summary.updated}, unchanged ${summary.unchanged}, ` +

@@ -13,6 +13,7 @@ import { ScoreLists, scoreListsFile, writeScoreLists, type PhraseSide, type Post
 import { buildHeadTerms, DEEP_HEAD_LIST_LENGTH, DEEP_HEAD_MIN_MATCHES, HEAD_LIST_LENGTH, hasFilters, readHeadList, type HeadList, type HeadTermRanker, type HeadTermsBuild } from './head-terms.ts';
 import { prefixed, ROW_COLUMNS, ROW_PARAMS, signatureOf, toDocument, toRow, type DocumentRow } from './rows.ts';
 import { checkSchemaVersion, createSchema } from './schema.ts';
+import { removeStaleTemporaries } from './stale-files.ts';
 import { closestOf, TitleWindow, TitleWindows } from './title-windows.ts';
 
 export interface SqliteIndexOptions {
@@ -85,6 +86,7 @@ export class SqliteIndex implements DocumentIndex {
       this.db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL');
       checkSchemaVersion(this.db, options.file);
       createSchema(this.db);
+      if (options.file !== ':memory:') removeStaleTemporaries(options.file);
       // Merge FTS5 segments rarely while writing (each merge rewrites what it merges; measured at
       // 100k documents: 15 % less time than merging 16 at a time, a third less than the default
       // of 4); ingestion ends with a full `optimize`, so readers then see one segment again.

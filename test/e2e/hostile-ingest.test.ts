@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { strToU8, zipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { documentIdForUrl } from '../../services/core/urls.ts';
 import { SqliteIndex } from '../../services/index/sqlite/sqlite-index.ts';
 import { runFundus } from '../helpers/processes.ts';
 
@@ -132,6 +133,35 @@ describe('fundus ingest with hostile files', () => {
     const { texts } = await documentsIn(data);
     for (const word of ['Kommentare', 'Zeichendaten', 'Anweisungen', 'Tags']) expect(texts).toContain(`Bericht über ${word} in der Gemeinde`);
   }, 180_000);
+
+  it('stores URLs without user:password credentials, with the same ids as without them', async () => {
+    const folder = join(base, 'zugangsdaten');
+    mkdirSync(folder);
+    writeFileSync(join(folder, 'a.html'), html('Seite mit Zugangsdaten', 'Die Satzung der Gemeinde über Gebühren.'));
+    writeFileSync(
+      join(folder, 'b.html'),
+      html('Kanonische Seite', 'Die Bücherei der Gemeinde hat neue Öffnungszeiten.').replace('</head>', '<link rel="canonical" href="https://leser:kennwort@gemeinde.example/kanon"></head>'),
+    );
+    const lines = [
+      { path: 'a.html', url: 'https://nutzer:geheim@gemeinde.example/seite' },
+      { path: 'b.html', url: 'https://gemeinde.example/kopie' },
+    ];
+    writeFileSync(join(folder, 'manifest.jsonl'), lines.map((line) => JSON.stringify(line)).join('\n'));
+    const data = mkdtempSync(join(tmpdir(), 'fundus-hostile-credentials-'));
+    const run = await runFundus(['ingest', '--data', data, '--quiet', folder]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/added 2/);
+    const index = new SqliteIndex({ file: join(data, 'index.sqlite'), readOnly: true });
+    try {
+      const plain = await index.getDocument(documentIdForUrl('https://gemeinde.example/seite'));
+      expect(plain?.url).toBe('https://gemeinde.example/seite');
+      const canonical = await index.getDocument(documentIdForUrl('https://gemeinde.example/kanon'));
+      expect(canonical?.url).toBe('https://gemeinde.example/kanon');
+      expect(JSON.stringify([plain, canonical])).not.toMatch(/geheim|kennwort|nutzer|leser/);
+    } finally {
+      await index.close();
+    }
+  }, 60_000);
 
   it('fails with exit code 1 when a path given does not exist, after ingesting the others', async () => {
     const data = mkdtempSync(join(tmpdir(), 'fundus-hostile-missing-'));

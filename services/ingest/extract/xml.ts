@@ -27,6 +27,7 @@ export function decodeXmlEntities(text: string): string {
 // rest of the part from each of them). A construct without its end ends the scan: no end can
 // follow for a later one either.
 const TAG_NAME = /^[A-Za-z_][\w.:-]*/;
+const NAME_START = /^[A-Za-z_]$/;
 
 export function scanXml(xml: string, handlers: XmlHandlers): void {
   let at = 0;
@@ -49,15 +50,23 @@ export function scanXml(xml: string, handlers: XmlHandlers): void {
       const end = xml.indexOf('?>', lt + 2);
       if (end === -1) return;
       at = end + 2;
+    } else if (xml.startsWith('<!DOCTYPE', lt)) {
+      const end = xml.indexOf('>', lt + 9);
+      if (end === -1) return;
+      at = end + 1;
     } else {
-      const gt = xml.indexOf('>', lt + 1);
+      const closing = xml[lt + 1] === '/';
+      const start = lt + (closing ? 2 : 1);
+      // A '<' not followed by a name is not a tag: skip that character only (as the regex did).
+      if (!NAME_START.test(xml[start] ?? '')) {
+        at = lt + 1;
+        continue;
+      }
+      const gt = xml.indexOf('>', start);
       if (gt === -1) return;
       at = gt + 1;
-      const closing = xml[lt + 1] === '/';
-      const inner = xml.slice(lt + (closing ? 2 : 1), gt);
-      const name = TAG_NAME.exec(inner)?.[0];
-      // '<!DOCTYPE ...>' and stray '<' (not a name) are skipped like the regex did.
-      if (name === undefined) continue;
+      const inner = xml.slice(start, gt);
+      const name = TAG_NAME.exec(inner)![0];
       if (closing) {
         handlers.close(name);
         continue;

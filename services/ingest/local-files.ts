@@ -70,6 +70,16 @@ function isInside(folder: string, path: string): boolean {
 /** Entries of a manifest; a bad line is reported and skipped, never the whole manifest. */
 export async function* readManifest(file: string): AsyncGenerator<IngestInput> {
   const base = dirname(resolve(file));
+  // A manifest that is a FIFO or device would block or never end: regular files only.
+  const info = await stat(file).catch((error: NodeJS.ErrnoException) => error);
+  if (info instanceof Error) {
+    yield { label: file, reason: info.code === 'ENOENT' ? 'PATH_NOT_FOUND: no such manifest' : `MANIFEST_UNREADABLE: ${info.code ?? info.message}` };
+    return;
+  }
+  if (!info.isFile()) {
+    yield { label: file, reason: `SPECIAL_FILE: the manifest is ${specialKind(info) ?? 'not a regular file'}` };
+    return;
+  }
   const realBase = await realpath(base);
   const lines = (await readFile(file, 'utf8')).split('\n');
   for (const [index, line] of lines.entries()) {
@@ -138,7 +148,8 @@ async function* walk(folder: string, root: { path: string; real: string }, skip:
       continue;
     }
     const path = join(folder, name);
-    if (name.startsWith('.')) continue;
+    // Hidden files, and manifests (read as manifests at an input folder's top, never as documents).
+    if (name.startsWith('.') || name === MANIFEST_NAME) continue;
     if (entry.isDirectory()) {
       yield* walk(path, root, skip);
       continue;
@@ -149,7 +160,7 @@ async function* walk(folder: string, root: { path: string; real: string }, skip:
       if (!real || !info) yield { label: path, reason: 'SYMLINK_SKIPPED: the link points nowhere' };
       else if (!isInside(root.real, real)) yield { label: path, reason: 'SYMLINK_SKIPPED: the link points outside the input folder' };
       else if (!info.isFile()) yield { label: path, reason: 'SYMLINK_SKIPPED: links are followed to files only' };
-      else if (!skip.has(path) && name !== MANIFEST_NAME) yield { path };
+      else if (!skip.has(path)) yield { path };
       continue;
     }
     const special = specialKind(entry);
@@ -157,7 +168,7 @@ async function* walk(folder: string, root: { path: string; real: string }, skip:
       yield { label: path, reason: `SPECIAL_FILE: ${special}, not a document` };
       continue;
     }
-    if (entry.isFile() && !skip.has(path) && name !== MANIFEST_NAME) yield { path };
+    if (entry.isFile() && !skip.has(path)) yield { path };
   }
 }
 

@@ -102,16 +102,22 @@ describe('fundus ingest with hostile files', () => {
       { path: 'link.html', url: 'https://gemeinde.example/d' },
     ];
     writeFileSync(join(folder, 'manifest.jsonl'), lines.map((line) => JSON.stringify(line)).join('\n'));
+    // A folder whose manifest.jsonl is a FIFO (reading it would block for ever).
+    const fifoFolder = join(base, 'fifo-manifest');
+    mkdirSync(fifoFolder);
+    execFileSync('mkfifo', [join(fifoFolder, 'manifest.jsonl')]);
+    writeFileSync(join(fifoFolder, 'x.html'), html('Neben dem Rohr', 'Eine Seite neben einem Manifest, das keine Datei ist.'));
     const data = mkdtempSync(join(tmpdir(), 'fundus-hostile-manifest-'));
-    const run = await runFundus(['ingest', '--data', data, '--manifest', join(folder, 'manifest.jsonl')]);
+    const run = await runFundus(['ingest', '--data', data, '--manifest', join(folder, 'manifest.jsonl'), fifoFolder]);
     expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(/fifo-manifest\/manifest\.jsonl: SPECIAL_FILE: the manifest is a FIFO/);
     expect(run.stderr.match(/MANIFEST_PATH_OUTSIDE/g)).toHaveLength(4);
     expect(run.stderr).toMatch(/"\.\.\/outside\/geheim\.html" leaves the manifest's folder/);
     expect(run.stderr).toMatch(/is absolute/);
     expect(run.stderr).toMatch(/"link\.html" is a link to a file outside the manifest's folder/);
-    expect(run.stdout).toMatch(/read 5, added 1\b/);
+    expect(run.stdout).toMatch(/read 7, added 2\b/);
     const { count, texts } = await documentsIn(data);
-    expect(count).toBe(1);
+    expect(count).toBe(2);
     expect(texts).not.toContain('Quittenmarmelade');
   }, 120_000);
 

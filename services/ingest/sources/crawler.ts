@@ -272,6 +272,7 @@ class CrawlRun {
       if (refused) return hop === 0 ? { kind: 'skipped', reason: refused } : { kind: 'skipped', reason: `redirect target: ${refused}` };
       const robots = await this.#robots.rulesFor(target.origin);
       if (this.#stop.signal.aborted) return hop === 0 ? { kind: 'not_started' } : { kind: 'skipped', reason: this.#stopReason() };
+      if (robots.refused) return { kind: 'skipped', reason: hop === 0 ? robots.refused : `redirect target: ${robots.refused}` };
       if (!robots.isAllowed(target.pathname + target.search)) {
         const reason = `${hop === 0 ? '' : 'redirect target '}disallowed by robots.txt`;
         return { kind: 'skipped', reason: robots.unavailable ? `${reason} (${robots.unavailable})` : reason };

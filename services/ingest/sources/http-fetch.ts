@@ -40,7 +40,8 @@ export interface HttpResponse {
   discard(): Promise<void>;
 }
 
-export type RequestOutcome = { ok: true; response: HttpResponse } | { ok: false; reason: string };
+/** refused: the address policy refused the connection (the reason says which address and why). */
+export type RequestOutcome = { ok: true; response: HttpResponse } | { ok: false; reason: string; refused?: boolean };
 
 const ACCEPT = [
   'text/html',
@@ -81,7 +82,7 @@ export async function sendRequest(
   const refused = isIP(host) ? settings.checkAddress(host) : null;
   if (refused) {
     settle();
-    return { ok: false, reason: refused };
+    return { ok: false, reason: refused, refused: true };
   }
   let response: Response;
   try {
@@ -93,7 +94,8 @@ export async function sendRequest(
     });
   } catch (error) {
     settle();
-    return { ok: false, reason: why(error) };
+    const refusedAddress = (error as { cause?: { code?: string } })?.cause?.code === ADDRESS_REFUSED;
+    return { ok: false, reason: why(error), ...(refusedAddress && { refused: true }) };
   }
   const fetchedAt = new Date().toISOString();
   const headers: Record<string, string> = {};

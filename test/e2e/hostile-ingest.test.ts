@@ -26,6 +26,12 @@ function hostileDocx(word: string, run: string): Uint8Array {
   return zipSync({ '[Content_Types].xml': strToU8(CONTENT_TYPES), 'word/document.xml': strToU8(xml) }, { level: 0 });
 }
 
+/** The same for an ODT's content.xml. */
+function hostileOdt(word: string, run: string): Uint8Array {
+  const xml = `<?xml version="1.0"?><office:document-content xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0"><office:body><office:text><text:p>Bericht über ${word} in der Gemeinde</text:p>${run.repeat(Math.ceil(2 ** 20 / run.length))}`;
+  return zipSync({ mimetype: [strToU8('application/vnd.oasis.opendocument.text'), { level: 0 }], 'content.xml': strToU8(xml) }, { level: 0 });
+}
+
 async function documentsIn(data: string): Promise<{ count: number; texts: string }> {
   const index = new SqliteIndex({ file: join(data, 'index.sqlite'), readOnly: true });
   try {
@@ -121,13 +127,14 @@ describe('fundus ingest with hostile files', () => {
     expect(texts).not.toContain('Quittenmarmelade');
   }, 120_000);
 
-  it('scans DOCX parts with megabyte runs of unterminated comments, CDATA and processing instructions in linear time', async () => {
+  it('scans DOCX and ODT parts with megabyte runs of unterminated comments, CDATA and processing instructions in linear time', async () => {
     const folder = join(base, 'docx');
     mkdirSync(folder);
     writeFileSync(join(folder, 'kommentar.docx'), hostileDocx('Kommentare', '<!--'));
     writeFileSync(join(folder, 'cdata.docx'), hostileDocx('Zeichendaten', '<![CDATA['));
     writeFileSync(join(folder, 'anweisung.docx'), hostileDocx('Anweisungen', '<?'));
     writeFileSync(join(folder, 'tags.docx'), hostileDocx('Tags', '<w:t a="'));
+    writeFileSync(join(folder, 'kommentar.odt'), hostileOdt('Notizen', '<!--'));
     const data = mkdtempSync(join(tmpdir(), 'fundus-hostile-docx-'));
     // Before the fix a 7 KB file of such runs took more than 30 s: each of these 1 MB files would
     // hit this time limit by hours. The bound is generous (a loaded machine), the point is that it
@@ -135,9 +142,9 @@ describe('fundus ingest with hostile files', () => {
     const run = await runFundus(['ingest', '--data', data, '--timeout-ms', '60000', folder]);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).not.toMatch(/TIMEOUT/);
-    expect(run.stdout).toMatch(/read 4, added 4/);
+    expect(run.stdout).toMatch(/read 5, added 5/);
     const { texts } = await documentsIn(data);
-    for (const word of ['Kommentare', 'Zeichendaten', 'Anweisungen', 'Tags']) expect(texts).toContain(`Bericht über ${word} in der Gemeinde`);
+    for (const word of ['Kommentare', 'Zeichendaten', 'Anweisungen', 'Tags', 'Notizen']) expect(texts).toContain(`Bericht über ${word} in der Gemeinde`);
   }, 180_000);
 
   it('stores URLs without user:password credentials, with the same ids as without them', async () => {

@@ -12,7 +12,8 @@ if (major < NEEDED[0] || (major === NEEDED[0] && minor < NEEDED[1])) {
 }
 
 const { main } = await import('../dist/services/cli/main.js');
+const { printableMessage } = await import('../dist/services/cli/printable.js');
 main(process.argv.slice(2)).then(
   (code) => { if (typeof code === 'number') process.exitCode = code; },
-  (error) => { console.error(`fundus: ${error instanceof Error ? error.message : String(error)}`); process.exitCode = 1; },
+  (error) => { console.error(`fundus: ${printableMessage(error instanceof Error ? error.message : String(error))}`); process.exitCode = 1; },
 );

@@ -1,6 +1,6 @@
 import { crawlInputs } from '../ingest/resource-inputs.ts';
 import { crawl } from '../ingest/sources/crawler.ts';
-import { archiveFetched, crawlOptionsFrom, crawlStateFile, CRAWL_USAGE, parseCrawlArgs } from '../ingest/sources/crawl-command.ts';
+import { archiveFetched, crawlOptionsFrom, crawlStateFile, CRAWL_USAGE, parseCrawlArgs } from '../ingest/sources/crawl-flags.ts';
 import { openCrawlState } from '../ingest/sources/crawl-state.ts';
 import { createWarcWriter } from '../ingest/sources/warc-writer.ts';
 import { ingestInputs } from './ingest-command.ts';

@@ -127,5 +127,8 @@ export async function ingestCommand(argv: string[]): Promise<number> {
     quiet: values.quiet,
   });
   console.log(formatSummary(summary));
-  return 0;
+  // Bad files are skipped and the run succeeds; a path given on the command line that is not there is a failure.
+  const missing = summary.skippedByReason.PATH_NOT_FOUND ?? 0;
+  if (missing) console.error(`fundus ingest: ${missing} path${missing === 1 ? '' : 's'} given on the command line not found (PATH_NOT_FOUND)`);
+  return missing ? 1 : 0;
 }

@@ -1,3 +1,4 @@
+import { printable, printableMessage } from './printable.ts';
 import { crawlCommand } from './crawl-command.ts';
 import { DEMO_USAGE, demoCommand } from './demo-command.ts';
 import { FEDIVERSE_USAGE, runFediverseCommand } from './fediverse-command.ts';
@@ -72,7 +73,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   const command = COMMANDS[name];
   if (!command) {
-    console.error(`fundus: unknown command "${name}"\n\n${USAGE}`);
+    console.error(`fundus: unknown command "${printable(name)}"\n\n${USAGE}`);
     return EXIT.usage;
   }
   if (wantsHelp(rest)) return help(name);
@@ -80,7 +81,7 @@ export async function main(argv: string[]): Promise<number> {
     return await command(rest);
   } catch (error) {
     if (isUsageError(error)) {
-      console.error(`fundus ${name}: ${error.message}\n(run "fundus ${name} --help" for the options)`);
+      console.error(`fundus ${name}: ${printableMessage(error.message)}\n(run "fundus ${name} --help" for the options)`);
       return EXIT.usage;
     }
     throw error;

@@ -1,5 +1,6 @@
 import type { IngestEvent, IngestSummary } from '../ingest/pipeline.ts';
 import { createProgressDisplay } from './progress-display.ts';
+import { printable } from './printable.ts';
 
 // Ingestion's progress (ingest, crawl, demo): inputs read, documents prepared (extracted and
 // analysed in the workers), stored and skipped, then the final merge as a phase of its own. The
@@ -29,7 +30,7 @@ export function createProgress(out: NodeJS.WriteStream, quiet: boolean) {
       if (event.kind === 'stored') display.add('stored');
       else {
         display.add('skipped');
-        if (!quiet) display.message(`skipped ${event.label}: ${event.reason}`);
+        if (!quiet) display.message(`skipped ${printable(event.label)}: ${printable(event.reason)}`);
       }
     },
     phase: (text: string) => display.phase(text),
@@ -41,7 +42,7 @@ export function createProgress(out: NodeJS.WriteStream, quiet: boolean) {
 
 export function formatSummary(summary: IngestSummary): string {
   const reasons = Object.entries(summary.skippedByReason)
-    .map(([reason, count]) => `${reason} ${count}`)
+    .map(([reason, count]) => `${printable(reason)} ${count}`)
     .join(', ');
   return [
     `read ${summary.read}, added ${summary.added}, updated ${summary.updated}, unchanged ${summary.unchanged}, ` +

@@ -9,6 +9,7 @@ import { buildGatewayApp } from '../gateway/app.ts';
 import { mcpPlugin } from '../gateway/mcp/plugin.ts';
 import { SqliteReadPool } from '../index/sqlite/read-pool.ts';
 import { SqliteIndex } from '../index/sqlite/sqlite-index.ts';
+import { openWhenReady } from '../index/sqlite/waiting-index.ts';
 import { openTypesenseIndex } from '../index/typesense/open.ts';
 import { fediverseIndexFile } from '../ingest/fediverse/paths.ts';
 import { buildSearchWebApp } from '../search-web/app.ts';
@@ -27,14 +28,28 @@ export interface RunningServices {
   close(): Promise<void>;
 }
 
-/** The web index and, for the web role, the fediverse index: embedded SQLite files or Typesense collections. */
-async function openIndexes(config: Config): Promise<{ index: DocumentIndex; fediverseIndex: DocumentIndex | null }> {
+/**
+ * The web index and, for the web role, the fediverse index: embedded SQLite files (opened read-only;
+ * before the first ingestion or while a writer holds the lock, serve waits: waiting-index.ts) or
+ * Typesense collections.
+ */
+async function openIndexes(config: Config, log: pino.Logger): Promise<{ index: DocumentIndex; fediverseIndex: DocumentIndex | null }> {
   const wantsFediverse = config.roles.includes('web');
   if (config.index.kind === 'sqlite') {
     const { file, searchWorkers } = config.index;
+    const waiting = (name: string) => ({
+      onWait: (reason: string) => log.warn({ index: name }, `index not ready, waiting: ${reason}`),
+      onOpen: () => log.info({ index: name }, 'index open'),
+    });
     return {
-      index: searchWorkers > 0 ? new SqliteReadPool({ file, workers: searchWorkers }) : new SqliteIndex({ file, readOnly: true }),
-      fediverseIndex: wantsFediverse ? new SqliteIndex({ file: fediverseIndexFile(config.dataDir), readOnly: true }) : null,
+      index: openWhenReady({
+        open: () => (searchWorkers > 0 ? new SqliteReadPool({ file, workers: searchWorkers }) : new SqliteIndex({ file, readOnly: true })),
+        ...waiting('web'),
+      }),
+      // Fediverse posts are optional: until their index exists an empty one answers.
+      fediverseIndex: wantsFediverse
+        ? openWhenReady({ open: () => new SqliteIndex({ file: fediverseIndexFile(config.dataDir), readOnly: true }), standIn: emptyIndex(), ...waiting('fediverse') })
+        : null,
     };
   }
   const connection = { nodes: config.index.nodes, apiKey: config.index.apiKey };
@@ -42,6 +57,11 @@ async function openIndexes(config: Config): Promise<{ index: DocumentIndex; fedi
     index: await openTypesenseIndex({ ...connection, collection: 'web' }),
     fediverseIndex: wantsFediverse ? await openTypesenseIndex({ ...connection, collection: 'fediverse' }) : null,
   };
+}
+
+/** An index with nothing in it, in memory (nothing written to disk). */
+function emptyIndex(): DocumentIndex {
+  return new SqliteIndex({ file: ':memory:' });
 }
 
 function localUrl(host: string, port: number): string {
@@ -74,7 +94,7 @@ export async function startServices(config: Config, givenLogStream?: NodeJS.Writ
   const stdout = givenLogStream ? null : bufferedStdout();
   const logStream = givenLogStream ?? stdout!.stream;
   const log = pino({ level: config.logLevel }, logStream);
-  const { index, fediverseIndex } = await openIndexes(config);
+  const { index, fediverseIndex } = await openIndexes(config, log);
   analyzeWord('Bundestagswahl'); // query analysis runs here: load the compound lexicon before the first request
   const access = await createAccess(config, log);
   const apps: FastifyInstance[] = [];

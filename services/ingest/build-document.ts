@@ -26,14 +26,34 @@ function titleFallback(url: string): string {
   return last.replace(/\.[a-z0-9]{2,5}$/i, '').replace(/[-_]+/g, ' ').trim() || hostFor(url);
 }
 
+/**
+ * The URL without "user:password@": a manifest, WARC record, record file or canonical link may carry
+ * credentials, and stored URLs are served publicly. Ids are computed from the stripped URL, so a
+ * document has the same id with or without them.
+ */
+export function withoutCredentials(url: string): string {
+  if (!url.includes('@')) return url;
+  try {
+    const parsed = new URL(url);
+    if (!parsed.username && !parsed.password) return url;
+    parsed.username = '';
+    parsed.password = '';
+    return parsed.href;
+  } catch {
+    return url;
+  }
+}
+
 /** Ids and URLs of a document fetched from `url` that names `canonical` (hashing and URL parsing: the workers do it ahead). */
 export function identityOf(url: string, canonical: string | null): DocumentIdentity {
-  const canonicalUrl = canonicalFor(url, canonical);
+  const fetched = withoutCredentials(url);
+  const canonicalUrl = canonicalFor(fetched, canonical && withoutCredentials(canonical));
   const host = hostFor(canonicalUrl);
   const sourceDomain = host === LOCAL_HOST ? LOCAL_HOST : registrableDomain(host);
   return {
+    // The writer matches the identity the workers computed by the URL as given.
     fetchedUrl: url,
-    normalizedFetchedUrl: normalizeUrl(url),
+    normalizedFetchedUrl: normalizeUrl(fetched),
     canonicalUrl,
     host,
     sourceDomain,

@@ -20,8 +20,14 @@ export interface IngestDeps {
   maxBytes: number;
   /** Extractions in flight at once. */
   concurrency?: number;
-  /** Documents per commit. */
+  /** Documents per commit at most. */
   batchSize?: number;
+  /**
+   * A commit at least this often while documents wait (default 2000 ms), also while the input is
+   * idle (a crawler between pages): a killed run keeps all but its last seconds, even on a corpus
+   * smaller than one batch.
+   */
+  commitEveryMs?: number;
   now?: () => Date;
   onEvent?(event: IngestEvent): void;
 }
@@ -60,8 +66,23 @@ function fileNameOf(item: IngestItem): string | undefined {
 
 /** Documents written between two turns of the event loop within a batch. */
 const YIELD_EVERY = 64;
+const COMMIT_EVERY_MS = 2000;
 
 type Prepared = { item: IngestItem; extracted: ExtractedDocument; topic: string | null } | { label: string; reason: string };
+
+/** An extraction in flight; `done` is set once it has settled (prepare never rejects). */
+interface InFlight {
+  promise: Promise<Prepared>;
+  done?: Prepared;
+}
+
+function track(promise: Promise<Prepared>): InFlight {
+  const slot: InFlight = { promise };
+  void promise.then((value) => (slot.done = value));
+  return slot;
+}
+
+const TICK = Symbol('tick');
 
 export async function ingest(inputs: AsyncIterable<IngestInput> | Iterable<IngestInput>, deps: IngestDeps): Promise<IngestSummary> {
   const summary = emptySummary();
@@ -99,10 +120,13 @@ export async function ingest(inputs: AsyncIterable<IngestInput> | Iterable<Inges
     }
   }
 
+  const commitEveryMs = deps.commitEveryMs ?? COMMIT_EVERY_MS;
+  let lastCommit = Date.now();
   let batch: Prepared[] = [];
   async function flush(): Promise<void> {
     const ready = batch;
     batch = [];
+    lastCommit = Date.now();
     if (ready.length === 0) return;
     await deps.index.writeBatch(async () => {
       for (const [i, prepared] of ready.entries()) {
@@ -126,22 +150,59 @@ export async function ingest(inputs: AsyncIterable<IngestInput> | Iterable<Inges
 
   // Keep input order for writes (the first URL of a duplicate pair stays primary) while
   // `concurrency` extractions run ahead.
-  const inFlight: Promise<Prepared>[] = [];
+  const inFlight: InFlight[] = [];
+  const commitDue = () => batch.length >= batchSize || (batch.length > 0 && Date.now() - lastCommit >= commitEveryMs);
   const takeOldest = async () => {
-    batch.push(await inFlight.shift()!);
-    if (batch.length >= batchSize) await flush();
+    batch.push(await inFlight.shift()!.promise);
+    if (commitDue()) await flush();
   };
-  for await (const input of inputs) {
-    summary.read++;
-    if (isProblem(input)) {
-      inFlight.push(Promise.resolve({ label: input.label, reason: input.reason }));
-    } else {
-      inFlight.push(prepare(input));
+  /** While the input is idle: what has settled, in input order, is committed once a commit is due. */
+  const commitSettled = async () => {
+    while (inFlight[0]?.done) batch.push(inFlight.shift()!.done!);
+    if (batch.length > 0 && Date.now() - lastCommit >= commitEveryMs) await flush();
+  };
+  // One timer for the whole run: each wait for the next input races against its current tick.
+  let tick!: Promise<typeof TICK>;
+  let fire!: () => void;
+  const newTick = () => (tick = new Promise((resolve) => (fire = () => resolve(TICK))));
+  newTick();
+  const ticker = setInterval(() => {
+    fire();
+    newTick();
+  }, Math.max(50, Math.min(commitEveryMs, 1000)));
+  ticker.unref();
+  const iterator = Symbol.asyncIterator in inputs ? inputs[Symbol.asyncIterator]() : inputs[Symbol.iterator]();
+  let finished = false;
+  try {
+    for (;;) {
+      const next = Promise.resolve(iterator.next());
+      let result: IteratorResult<IngestInput>;
+      for (;;) {
+        const first = await Promise.race([next, tick]);
+        if (first !== TICK) {
+          result = first;
+          break;
+        }
+        await commitSettled();
+      }
+      if (result.done) break;
+      const input = result.value;
+      summary.read++;
+      if (isProblem(input)) {
+        inFlight.push(track(Promise.resolve({ label: input.label, reason: input.reason })));
+      } else {
+        inFlight.push(track(prepare(input)));
+      }
+      // Files hold their bytes while in flight, so few at a time; pre-extracted records are small and
+      // run two batches ahead, so that the workers keep analysing while the writer commits a batch.
+      const ahead = !isProblem(input) && input.extracted ? Math.max(concurrency, batchSize * 2) : concurrency;
+      while (inFlight.length >= ahead) await takeOldest();
     }
-    // Files hold their bytes while in flight, so few at a time; pre-extracted records are small and
-    // run two batches ahead, so that the workers keep analysing while the writer commits a batch.
-    const ahead = !isProblem(input) && input.extracted ? Math.max(concurrency, batchSize * 2) : concurrency;
-    while (inFlight.length >= ahead) await takeOldest();
+    finished = true;
+  } finally {
+    clearInterval(ticker);
+    // Stopped early by an error: let the source close its files and connections.
+    if (!finished) await iterator.return?.();
   }
   while (inFlight.length) await takeOldest();
   await flush();

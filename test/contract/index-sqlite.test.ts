@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -7,7 +7,7 @@ import type { IndexQuery, IndexSearchResult } from '../../services/core/index-po
 import { Fts5FormatError, leafPages, readTermPostings } from '../../services/index/sqlite/fts5-postings.ts';
 import { scoreListsFile } from '../../services/index/sqlite/score-lists.ts';
 import { HEAD_LIST_LENGTH } from '../../services/index/sqlite/head-terms.ts';
-import { SqliteIndex } from '../../services/index/sqlite/sqlite-index.ts';
+import { IndexNotReadyError, SqliteIndex } from '../../services/index/sqlite/sqlite-index.ts';
 import { analyzeQuery } from '../../services/core/analysis/index.ts';
 import { titleKeyOf } from '../../services/core/text.ts';
 import { makeDoc, CONTRACT_DOCS } from '../helpers/documents.ts';
@@ -375,8 +375,11 @@ describe('sqlite index: its own behaviour', () => {
     await reader.close();
   });
 
-  it('creates an empty index when a reader starts first', async () => {
+  it('a reader that starts first writes nothing: not ready until a writer has created the index', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'fundus-idx-')), 'index.sqlite');
+    expect(() => new SqliteIndex({ file, readOnly: true })).toThrow(IndexNotReadyError);
+    expect(existsSync(file)).toBe(false);
+    await new SqliteIndex({ file }).close();
     const reader = new SqliteIndex({ file, readOnly: true });
     expect(await reader.stats()).toEqual({ documents: 0, sources: 0, lastDocumentChange: null });
     await reader.close();

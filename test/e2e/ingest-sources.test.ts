@@ -112,7 +112,7 @@ describe('fundus crawl against a local site', () => {
 
   it('respects robots.txt and allowed hosts, then re-fetches conditionally', async () => {
     const data = mkdtempSync(join(tmpdir(), 'fundus-crawl-'));
-    const first = await runFundus(['crawl', '--data', data, '--seed', `${base}/`, '--delay-ms', '20', '--max-pages', '20']);
+    const first = await runFundus(['crawl', '--data', data, '--allow-private', '--seed', `${base}/`, '--delay-ms', '20', '--max-pages', '20']);
     expect(first.code, first.stderr).toBe(0);
     expect(first.stdout).toMatch(/added 2/);
     expect(requests.some((r) => r.includes('/intern/'))).toBe(false);
@@ -120,7 +120,7 @@ describe('fundus crawl against a local site', () => {
     expect((await index.getDocument(documentIdForUrl(`${base}/satzung`)))?.title).toBe('Satzung über die Benutzung der Bücherei');
     await index.close();
 
-    const second = await runFundus(['crawl', '--data', data, '--seed', `${base}/`, '--delay-ms', '20']);
+    const second = await runFundus(['crawl', '--data', data, '--allow-private', '--seed', `${base}/`, '--delay-ms', '20']);
     expect(second.code).toBe(0);
     expect(second.stdout).toMatch(/added 0/);
     expect(second.stderr + second.stdout).toMatch(/NOT_MODIFIED/);

@@ -79,9 +79,11 @@ describe('isDocumentResponse', () => {
 });
 
 describe('hostMatcher', () => {
-  it('matches exact host names, ignoring case and ports, and subdomains for "*." entries', () => {
-    const allowed = hostMatcher(['Example.COM:8080', '*.example.org', 'https://docs.example.net/x']);
-    expect(['example.com', 'a.example.org', 'a.b.example.org', 'docs.example.net'].map(allowed)).toEqual([true, true, true, true]);
-    expect(['www.example.com', 'example.org', 'badexample.org', 'example.net'].map(allowed)).toEqual([false, false, false, false]);
+  it('matches host and port (80 and 443 when none is given), ignoring case, and subdomains for "*." entries', () => {
+    const allowed = hostMatcher(['Example.COM:8080', '*.example.org', 'https://docs.example.net/x', 'intra.example:443']);
+    const yes = ['http://example.com:8080/', 'https://a.example.org/', 'http://a.b.example.org/', 'https://docs.example.net/', 'http://docs.example.net:80/', 'https://intra.example/'];
+    expect(yes.map(allowed)).toEqual(yes.map(() => true));
+    const no = ['http://example.com/', 'http://example.com:8081/', 'http://www.example.com:8080/', 'http://example.org/', 'http://a.example.org:8080/', 'http://badexample.org/', 'http://docs.example.net:6379/', 'not a url'];
+    expect(no.map(allowed)).toEqual(no.map(() => false));
   });
 });

@@ -7,7 +7,7 @@ import zlib from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { crawl, type CrawlEvent, type CrawlOptions } from '../../services/ingest/sources/crawler.ts';
 import { createMemoryCrawlState, openCrawlState, type CrawlState } from '../../services/ingest/sources/crawl-state.ts';
-import { archiveFetched } from '../../services/ingest/sources/crawl-command.ts';
+import { archiveFetched } from '../../services/ingest/sources/crawl-flags.ts';
 import { createWarcWriter } from '../../services/ingest/sources/warc-writer.ts';
 import { readWarc } from '../../services/ingest/sources/warc-reader.ts';
 
@@ -71,7 +71,7 @@ function redirect(location: string, status = 301): Route {
 
 async function collect(options: CrawlOptions): Promise<CrawlEvent[]> {
   const events: CrawlEvent[] = [];
-  for await (const event of crawl({ delayMs: 0, timeoutMs: 5000, userAgent: 'FundusBot/test (+https://fundus.invalid/bot)', ...options })) events.push(event);
+  for await (const event of crawl({ allowPrivate: true, delayMs: 0, timeoutMs: 5000, userAgent: 'FundusBot/test (+https://fundus.invalid/bot)', ...options })) events.push(event);
   return events;
 }
 
@@ -139,7 +139,7 @@ describe('per-host delay', () => {
   it('leaves at least delayMs between the requests to one host, across ports too', async () => {
     const other = await startSite({ '/b': html('b') });
     const site = await startSite({ '/': html(`<a href="/a1">1</a><a href="/a2">2</a><a href="${other.origin}/b">b</a>`), '/a1': html('1'), '/a2': html('2') });
-    const events = await collect({ seeds: [`${site.origin}/`], allowedHosts: ['127.0.0.1'], delayMs: 150 });
+    const events = await collect({ seeds: [`${site.origin}/`], allowedHosts: [new URL(site.origin).host, new URL(other.origin).host], delayMs: 150 });
     expect(fetchedPaths(events)).toEqual(['/', '/a1', '/a2', '/b']);
     const all = [...site.requests, ...other.requests].sort((a, b) => a.at - b.at);
     expect(all.length).toBe(6); // two robots.txt, four pages
@@ -340,7 +340,7 @@ describe('failures and limits', () => {
   it('can be stopped by the consumer', async () => {
     const site = await startSite({ '/': html(Array.from({ length: 10 }, (_, i) => `<a href="/p${i}">${i}</a>`).join('')) });
     let seen = 0;
-    for await (const event of crawl({ seeds: [`${site.origin}/`], delayMs: 1000, userAgent: 'FundusBot/test' })) {
+    for await (const event of crawl({ allowPrivate: true, seeds: [`${site.origin}/`], delayMs: 1000, userAgent: 'FundusBot/test' })) {
       if (event.kind === 'fetched') seen++;
       break;
     }
@@ -400,7 +400,7 @@ describe('archiving a crawl', () => {
       const file = join(dir, 'crawl.warc.gz');
       const writer = await createWarcWriter(file);
       const fetched: CrawlEvent[] = [];
-      for await (const event of archiveFetched(crawl({ seeds: [`${site.origin}/`], delayMs: 0, userAgent: 'FundusBot/test' }), writer)) {
+      for await (const event of archiveFetched(crawl({ allowPrivate: true, seeds: [`${site.origin}/`], delayMs: 0, userAgent: 'FundusBot/test' }), writer)) {
         if (event.kind === 'fetched') fetched.push(event);
       }
       await writer.close();

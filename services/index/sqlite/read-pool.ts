@@ -30,7 +30,7 @@ export class SqliteReadPool implements DocumentIndex {
   private nextId = 1;
 
   constructor(options: { file: string; workers: number }) {
-    // Creates the empty layout when nothing was ingested yet, and checks the layout version.
+    // Throws IndexNotReadyError when nothing was ingested yet or a writer holds the lock; checks the layout version.
     new SqliteIndex({ file: options.file, readOnly: true }).closeSync();
     const url = siblingUrl('read-worker');
     for (let i = 0; i < Math.max(1, options.workers); i++) {

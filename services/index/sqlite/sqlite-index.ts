@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { analyzeForIndex } from '../../core/analysis/index.ts';
@@ -13,6 +13,7 @@ import { ScoreLists, scoreListsFile, writeScoreLists, type PhraseSide, type Post
 import { buildHeadTerms, DEEP_HEAD_LIST_LENGTH, DEEP_HEAD_MIN_MATCHES, HEAD_LIST_LENGTH, hasFilters, readHeadList, type HeadList, type HeadTermRanker, type HeadTermsBuild } from './head-terms.ts';
 import { prefixed, ROW_COLUMNS, ROW_PARAMS, signatureOf, toDocument, toRow, type DocumentRow } from './rows.ts';
 import { checkSchemaVersion, createSchema } from './schema.ts';
+import { removeStaleTemporaries } from './stale-files.ts';
 import { closestOf, TitleWindow, TitleWindows } from './title-windows.ts';
 
 export interface SqliteIndexOptions {
@@ -26,6 +27,11 @@ export interface SqliteIndexOptions {
   blockedFrom?: number;
   /** Bytes of posting lists a reader keeps decoded (default: list-search.ts). */
   listCacheBytes?: number;
+}
+
+/** A reader opened before the index can be read: nothing ingested yet, or a writer holds the lock. */
+export class IndexNotReadyError extends Error {
+  override name = 'IndexNotReadyError';
 }
 
 const RANK_ALL_UP_TO = 4000;
@@ -70,10 +76,9 @@ export class SqliteIndex implements DocumentIndex {
     this.listCacheBytes = options.listCacheBytes;
     this.readOnly = options.readOnly ?? false;
     if (options.file !== ':memory:' && !options.readOnly) mkdirSync(dirname(options.file), { recursive: true });
-    if (options.readOnly) {
-      // A reader may be started before anything was ingested: create the empty layout first.
-      new SqliteIndex({ file: options.file }).closeSync();
-    }
+    // A reader never writes, not even the empty layout: before the first ingestion there is nothing
+    // to read yet (serve waits: waiting-index.ts).
+    if (options.readOnly && !existsSync(options.file)) throw new IndexNotReadyError(`no index at ${options.file} yet`);
     this.db = new DatabaseSync(options.file, { readOnly: options.readOnly ?? false });
     this.db.exec('PRAGMA busy_timeout = 5000');
     if (!options.readOnly) {
@@ -81,13 +86,24 @@ export class SqliteIndex implements DocumentIndex {
       this.db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL');
       checkSchemaVersion(this.db, options.file);
       createSchema(this.db);
+      if (options.file !== ':memory:') removeStaleTemporaries(options.file);
       // Merge FTS5 segments rarely while writing (each merge rewrites what it merges; measured at
       // 100k documents: 15 % less time than merging 16 at a time, a third less than the default
       // of 4); ingestion ends with a full `optimize`, so readers then see one segment again.
       this.db.exec(`INSERT INTO documents_fts(documents_fts, rank) VALUES ('automerge', 64)`);
       this.db.exec(`INSERT INTO documents_fts(documents_fts, rank) VALUES ('crisismerge', 64)`);
     } else {
-      checkSchemaVersion(this.db, options.file);
+      try {
+        checkSchemaVersion(this.db, options.file);
+        if (!this.db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'documents'`).get()) {
+          throw new IndexNotReadyError(`the index at ${options.file} has no tables yet (the first ingestion is creating them)`);
+        }
+      } catch (error) {
+        this.db.close();
+        // Locked by a writer past the busy timeout (e.g. while it creates the file): not ready yet.
+        if (error instanceof Error && /database is locked|SQLITE_BUSY/i.test(error.message)) throw new IndexNotReadyError(`the index at ${options.file} is locked by a writer`);
+        throw error;
+      }
     }
     this.db.exec(options.readOnly ? READ_PRAGMAS : WRITE_PRAGMAS);
   }

@@ -79,12 +79,26 @@ export function wordprocessingText(xml: string): BodyText {
   return { text: normaliseText(out.join('')), heading: title ?? heading1 };
 }
 
+/** The target of the officeDocument relationship (scanned, not matched by a regex: linear on any input). */
+function mainPartOf(rels: string): string | null {
+  let target: string | null = null;
+  scanXml(rels, {
+    open(name, attributes) {
+      if (target !== null || !name.endsWith('Relationship')) return;
+      if (!(attributeValue(attributes, 'Type') ?? '').endsWith('/officeDocument')) return;
+      target = attributeValue(attributes, 'Target')?.replace(/^\//, '') || null;
+    },
+    close() {},
+    text() {},
+  });
+  return target;
+}
+
 export function extractDocx(input: { bytes: Uint8Array; zipLimits?: ZipLimits }): ExtractedDocument {
   const zip = new GuardedZip(input.bytes, input.zipLimits);
   // The main part is named in _rels/.rels; word/document.xml is what every writer uses.
   const rels = zip.readText('_rels/.rels', 1024 * 1024);
-  const mainPath = rels?.match(/Target="\/?([^"]+)"[^>]*Type="[^"]*officeDocument"|Type="[^"]*officeDocument"[^>]*Target="\/?([^"]+)"/);
-  const main = mainPath ? (mainPath[1] ?? mainPath[2]) : 'word/document.xml';
+  const main = (rels && mainPartOf(rels)) ?? 'word/document.xml';
   const documentXml = zip.readText(main) ?? zip.readText('word/document.xml');
   if (documentXml === null) throw new ExtractionError('CORRUPT_FILE', 'DOCX without word/document.xml');
   const body = wordprocessingText(documentXml);

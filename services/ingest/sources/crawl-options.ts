@@ -11,8 +11,12 @@ export type CrawlEvent =
 export interface CrawlOptions {
   seeds?: string[];
   sitemaps?: string[];
-  /** Host names; "*.example.org" also allows its subdomains. Default: the hosts of seeds and sitemaps. */
+  /** Host names with optional port; "*.example.org" also allows its subdomains (allowed-hosts.ts). Default: the hosts and ports of seeds and sitemaps. */
   allowedHosts?: string[];
+  /** Connect to non-public addresses too (loopback, private, link-local...): an intranet crawl. */
+  allowPrivate?: boolean;
+  /** CIDR ranges allowed although not public ("10.1.0.0/16"); narrower than allowPrivate. */
+  allowedNetworks?: string[];
   /** Page requests at most (robots.txt and sitemaps not counted). */
   maxPages?: number;
   /** Link hops from a seed or sitemap entry (0: those pages only). */

@@ -1,9 +1,10 @@
-import { hostMatcher } from './allowed-hosts.ts';
+import { isIP } from 'node:net';
+import { hostEntryOf, hostMatcher } from './allowed-hosts.ts';
 import { CRAWL_DEFAULTS, type CrawlEvent, type CrawlOptions } from './crawl-options.ts';
 import type { CrawlStateEntry } from './crawl-state.ts';
 import { hasNonDocumentExtension, isDocumentResponse, isHtml, mediaTypeOf } from './document-filter.ts';
 import { HostLanes } from './host-lanes.ts';
-import { sendRequest, type HttpResponse, type RequestSettings } from './http-fetch.ts';
+import { createCrawlAgent, sendRequest, type HttpResponse, type RequestSettings } from './http-fetch.ts';
 import { withoutEncodingHeaders } from './http-message.ts';
 import { decodeHtml, extractLinks, resolveUrl } from './links.ts';
 import type { FetchedResource } from './resource.ts';
@@ -69,7 +70,7 @@ class CrawlRun {
   readonly #limits: { maxPages: number; maxDepth: number; maxBytes: number; concurrency: number };
   readonly #settings: RequestSettings;
   readonly #token: string;
-  readonly #isAllowedHost: (hostname: string) => boolean;
+  readonly #isAllowedHost: (url: string) => boolean;
   readonly #stop = new AbortController();
   readonly #lanes: HostLanes;
   readonly #queues = new Map<string, Task[]>();
@@ -98,12 +99,13 @@ class CrawlRun {
     };
     const userAgent = options.userAgent ?? defaultUserAgent();
     this.#token = productTokenOf(userAgent);
-    this.#settings = { userAgent, timeoutMs: options.timeoutMs ?? CRAWL_DEFAULTS.timeoutMs, signal: this.#stop.signal };
+    const agent = createCrawlAgent({ allowPrivate: options.allowPrivate, allowedNetworks: options.allowedNetworks });
+    this.#settings = { userAgent, timeoutMs: options.timeoutMs ?? CRAWL_DEFAULTS.timeoutMs, signal: this.#stop.signal, ...agent };
     this.#lanes = new HostLanes(options.delayMs ?? CRAWL_DEFAULTS.delayMs, this.#stop.signal);
     this.#robots = new RobotsCache(this.#lanes, this.#settings, this.#token);
     const startHosts = [...(options.seeds ?? []), ...(options.sitemaps ?? [])].flatMap((url) => {
       const resolved = resolveUrl(url);
-      return resolved ? [new URL(resolved).hostname] : [];
+      return resolved ? [hostEntryOf(resolved)] : [];
     });
     this.#isAllowedHost = hostMatcher(options.allowedHosts ?? startHosts);
   }
@@ -174,6 +176,7 @@ class CrawlRun {
     for (const timer of this.#timers) clearTimeout(timer);
     if (this.#wakeTimer) clearTimeout(this.#wakeTimer);
     await Promise.allSettled([...this.#running]);
+    await this.#settings.dispatcher.close().catch(() => {});
   }
 
   #launch(host: string, task: Task): void {
@@ -263,8 +266,13 @@ class CrawlRun {
     let url = startUrl;
     for (let hop = 0; ; hop++) {
       const target = new URL(url);
+      // An address literal is judged before robots.txt is asked for: the reason then names it.
+      const literal = target.hostname.replace(/^\[|\]$/g, '');
+      const refused = isIP(literal) ? this.#settings.checkAddress(literal) : null;
+      if (refused) return hop === 0 ? { kind: 'skipped', reason: refused } : { kind: 'skipped', reason: `redirect target: ${refused}` };
       const robots = await this.#robots.rulesFor(target.origin);
       if (this.#stop.signal.aborted) return hop === 0 ? { kind: 'not_started' } : { kind: 'skipped', reason: this.#stopReason() };
+      if (robots.refused) return { kind: 'skipped', reason: hop === 0 ? robots.refused : `redirect target: ${robots.refused}` };
       if (!robots.isAllowed(target.pathname + target.search)) {
         const reason = `${hop === 0 ? '' : 'redirect target '}disallowed by robots.txt`;
         return { kind: 'skipped', reason: robots.unavailable ? `${reason} (${robots.unavailable})` : reason };
@@ -293,7 +301,7 @@ class CrawlRun {
       if (!next) return { kind: 'skipped', reason: 'redirect to a URL that is not http(s)' };
       if (chain.includes(next)) return { kind: 'skipped', reason: 'redirect loop' };
       if (hop + 1 > MAX_REDIRECTS) return { kind: 'skipped', reason: `too many redirects (more than ${MAX_REDIRECTS})` };
-      if (!this.#isAllowedHost(new URL(next).hostname)) return { kind: 'skipped', reason: 'redirect outside allowed hosts' };
+      if (!this.#isAllowedHost(next)) return { kind: 'skipped', reason: 'redirect outside allowed hosts' };
       if (isPage) {
         if (this.#seen.has(next)) return { kind: 'skipped', reason: 'redirect to a URL already queued or fetched' };
         this.#seen.add(next);
@@ -308,7 +316,7 @@ class CrawlRun {
     if (!url || this.#seen.has(url)) return;
     this.#seen.add(url);
     const host = new URL(url).hostname;
-    if (!this.#isAllowedHost(host)) return this.#skip(url, 'outside allowed hosts');
+    if (!this.#isAllowedHost(url)) return this.#skip(url, 'outside allowed hosts');
     if (hasNonDocumentExtension(url)) return this.#skip(url, 'non-document file extension');
     this.#queue(host).push({ kind: 'page', url, depth });
   }
@@ -321,7 +329,7 @@ class CrawlRun {
     if (level > MAX_SITEMAP_NESTING) return this.#skip(url, 'sitemap: nested too deeply');
     if (this.#sitemapsSeen.size > MAX_SITEMAPS) return this.#skip(url, `sitemap: more than ${MAX_SITEMAPS} sitemaps`);
     const host = new URL(url).hostname;
-    if (!this.#isAllowedHost(host)) return this.#skip(url, 'outside allowed hosts');
+    if (!this.#isAllowedHost(url)) return this.#skip(url, 'outside allowed hosts');
     this.#queue(host).push({ kind: 'sitemap', url, level });
   }
 

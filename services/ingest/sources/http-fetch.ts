@@ -1,12 +1,29 @@
-// One HTTP request of the crawler with Node's fetch (undici): redirects are not followed here (the
+import { isIP } from 'node:net';
+import { Agent, fetch, type Response } from 'undici';
+import { ADDRESS_REFUSED, addressChecker, guardedLookup, type AddressPolicy } from './address-guard.ts';
+
+// One HTTP request of the crawler with undici's fetch: redirects are not followed here (the
 // crawler checks every hop), the time limit covers headers and body, and a body is never read
-// beyond the byte limit. Failures come back as reasons, never as exceptions.
+// beyond the byte limit. Every connection goes to an address the crawl's address policy allows:
+// IP literals are checked before the request, host names inside the agent's lookup (the address
+// checked is the one connected to; no second resolution). Failures come back as reasons, never
+// as exceptions.
 
 export interface RequestSettings {
   userAgent: string;
   timeoutMs: number;
   /** Aborts every request of the crawl (time limit, caller stopped); its reason names why. */
   signal: AbortSignal;
+  /** Refuses addresses the crawl may not connect to; null when allowed. */
+  checkAddress: (address: string) => string | null;
+  /** Connects through checkAddress (see createCrawlAgent). */
+  dispatcher: Agent;
+}
+
+/** The HTTP agent of one crawl and its address check; close the agent when the crawl ends. */
+export function createCrawlAgent(policy: AddressPolicy): { dispatcher: Agent; checkAddress: (address: string) => string | null } {
+  const checkAddress = addressChecker(policy);
+  return { dispatcher: new Agent({ connect: { lookup: guardedLookup(checkAddress) } }), checkAddress };
 }
 
 export type BodyResult = { ok: true; bytes: Uint8Array } | { ok: false; reason: string };
@@ -23,7 +40,8 @@ export interface HttpResponse {
   discard(): Promise<void>;
 }
 
-export type RequestOutcome = { ok: true; response: HttpResponse } | { ok: false; reason: string };
+/** refused: the address policy refused the connection (the reason says which address and why). */
+export type RequestOutcome = { ok: true; response: HttpResponse } | { ok: false; reason: string; refused?: boolean };
 
 const ACCEPT = [
   'text/html',
@@ -58,16 +76,26 @@ export async function sendRequest(
   }, settings.timeoutMs);
   const signal = AbortSignal.any([timeout.signal, settings.signal]);
   const why = (error: unknown) => failureReason(error, timeout.signal, settings.signal);
+  // Literal addresses (also the decimal, octal and hex forms the URL parser turns into them) never
+  // reach the lookup: check them here.
+  const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+  const refused = isIP(host) ? settings.checkAddress(host) : null;
+  if (refused) {
+    settle();
+    return { ok: false, reason: refused, refused: true };
+  }
   let response: Response;
   try {
     response = await fetch(url, {
       redirect: 'manual',
       signal,
+      dispatcher: settings.dispatcher,
       headers: { 'user-agent': settings.userAgent, accept: ACCEPT, 'accept-language': 'de, en;q=0.5, *;q=0.3', ...extraHeaders },
     });
   } catch (error) {
     settle();
-    return { ok: false, reason: why(error) };
+    const refusedAddress = (error as { cause?: { code?: string } })?.cause?.code === ADDRESS_REFUSED;
+    return { ok: false, reason: why(error), ...(refusedAddress && { refused: true }) };
   }
   const fetchedAt = new Date().toISOString();
   const headers: Record<string, string> = {};
@@ -122,5 +150,6 @@ function failureReason(error: unknown, timeout: AbortSignal, crawl: AbortSignal)
   if (timeout.aborted) return 'timeout';
   if (crawl.aborted) return crawl.reason instanceof Error ? crawl.reason.message : 'crawl stopped';
   const cause = (error as { cause?: { code?: string; message?: string } })?.cause;
+  if (cause?.code === ADDRESS_REFUSED) return cause.message!;
   return `network error (${cause?.code ?? cause?.message ?? (error as Error)?.message ?? String(error)})`;
 }

@@ -39,7 +39,11 @@ export class RobotsCache {
     for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
       const release = await this.#lanes.acquire(new URL(url).hostname);
       const outcome = await sendRequest(url, this.#settings, {}, release);
-      if (!outcome.ok) return disallowAll(`robots.txt unreachable: ${outcome.reason}`);
+      if (!outcome.ok) {
+        const rules = disallowAll(`robots.txt unreachable: ${outcome.reason}`);
+        // Refused at the first hop: the origin itself is not allowed (a redirect elsewhere only loses robots.txt).
+        return hop === 0 && outcome.refused ? { ...rules, refused: outcome.reason } : rules;
+      }
       const { response } = outcome;
       const next = REDIRECT_STATUSES.has(response.status) && response.headers.location ? resolveUrl(response.headers.location, url) : null;
       if (next) {

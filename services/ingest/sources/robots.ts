@@ -10,6 +10,8 @@ export interface RobotsRules {
   sitemaps: string[];
   /** Set when everything is disallowed because robots.txt could not be had (not by its rules). */
   unavailable?: string;
+  /** Set when the host's address was refused (address-guard.ts): then its pages are refused for that reason. */
+  refused?: string;
 }
 
 interface Rule {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { crawlOptionsFrom, crawlStateFile, parseCrawlArgs } from '../../services/ingest/sources/crawl-command.ts';
+import { crawlOptionsFrom, crawlStateFile, parseCrawlArgs } from '../../services/ingest/sources/crawl-flags.ts';
 import { CRAWL_DEFAULTS } from '../../services/ingest/sources/crawler.ts';
 
 describe('parseCrawlArgs', () => {
@@ -17,6 +17,8 @@ describe('parseCrawlArgs', () => {
       seeds: ['https://example.org/', 'https://www.example.org/start'],
       sitemaps: ['https://example.org/sitemap.xml.gz'],
       allowedHosts: ['example.org', '*.example.org'],
+      allowPrivate: false,
+      allowedNetworks: [],
       maxPages: 50,
       maxDepth: 0,
       delayMs: 2000,
@@ -46,12 +48,20 @@ describe('parseCrawlArgs', () => {
     [['--sitemap', 'sitemap.xml'], /^--sitemap: /],
     [['--seed', 'https://e.org/', '--allow-host', 'https://e.org/x'], /^--allow-host: /],
     [['--seed', 'https://e.org/', '--warc-out', ''], /^--warc-out: /],
+    [['--seed', 'https://e.org/', '--allow-net', '10.0.0.0/33'], /^--allow-net: /],
+    [['--seed', 'https://e.org/', '--allow-net', 'intranet'], /^--allow-net: /],
     [['--seed', 'https://e.org/', '--speed', '3'], /--speed/],
     [['--seed'], /--seed/],
     [['--max-pages', '3'], /^--seed: /],
     [['https://e.org/'], /--seed URL/],
   ])('rejects %j naming the flag', (argv, message) => {
     expect(() => parseCrawlArgs(argv)).toThrow(message);
+  });
+
+  it('reads --allow-private, --allow-net and host:port entries', () => {
+    const args = parseCrawlArgs(['--seed', 'http://10.1.2.3:8080/', '--allow-private', '--allow-net', '10.1.0.0/16', '--allow-net', 'fd00::1', '--allow-host', 'intra.example:8080', '--allow-host', '[fd00::1]:81']);
+    expect(args).toMatchObject({ allowPrivate: true, allowedNetworks: ['10.1.0.0/16', 'fd00::1'], allowedHosts: ['intra.example:8080', '[fd00::1]:81'] });
+    expect(crawlOptionsFrom(args)).toMatchObject({ allowPrivate: true, allowedNetworks: ['10.1.0.0/16', 'fd00::1'] });
   });
 
   it('lets --help through without seeds', () => {

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { parseNetwork } from './address-guard.ts';
 import type { CrawlState } from './crawl-state.ts';
 import { CRAWL_DEFAULTS, type CrawlEvent, type CrawlOptions } from './crawl-options.ts';
 import type { WarcWriter } from './warc-writer.ts';
@@ -15,8 +16,13 @@ fetched before are re-fetched conditionally (ETag / Last-Modified).
 
   --seed URL          start page (repeatable)
   --sitemap URL       sitemap or sitemap index, .xml or .xml.gz (repeatable)
-  --allow-host HOST   host to stay in (repeatable; "*.example.org" for subdomains);
-                      default: the hosts of the seeds and sitemaps
+  --allow-host HOST   host to stay in, with its port if not 80/443 (repeatable;
+                      "*.example.org" for subdomains, "intra.example:8080" for a port);
+                      default: the hosts and ports of the seeds and sitemaps
+  --allow-private     also connect to loopback, private, link-local and other non-public
+                      addresses (an intranet crawl); default: public addresses only, checked
+                      after DNS resolution on every request, link and redirect
+  --allow-net CIDR    allow one non-public network only, e.g. 10.1.0.0/16 (repeatable)
   --max-pages N       page requests at most (default ${CRAWL_DEFAULTS.maxPages})
   --max-depth N       link hops from a seed (default ${CRAWL_DEFAULTS.maxDepth}; 0: seeds only)
   --delay-ms N        pause between requests to one host (default ${CRAWL_DEFAULTS.delayMs}; a longer
@@ -34,6 +40,8 @@ export interface CrawlArgs {
   sitemaps: string[];
   /** Undefined: the crawler's default, the hosts of seeds and sitemaps. */
   allowedHosts: string[] | undefined;
+  allowPrivate: boolean;
+  allowedNetworks: string[];
   maxPages: number;
   maxDepth: number;
   delayMs: number;
@@ -50,6 +58,8 @@ const FLAGS = {
   seed: { type: 'string', multiple: true },
   sitemap: { type: 'string', multiple: true },
   'allow-host': { type: 'string', multiple: true },
+  'allow-private': { type: 'boolean' },
+  'allow-net': { type: 'string', multiple: true },
   'max-pages': { type: 'string' },
   'max-depth': { type: 'string' },
   'delay-ms': { type: 'string' },
@@ -72,6 +82,8 @@ export function parseCrawlArgs(argv: string[]): CrawlArgs {
     seeds: (values.seed ?? []).map((url) => httpUrl('seed', url)),
     sitemaps: (values.sitemap ?? []).map((url) => httpUrl('sitemap', url)),
     allowedHosts: values['allow-host']?.map(hostName),
+    allowPrivate: values['allow-private'] ?? false,
+    allowedNetworks: (values['allow-net'] ?? []).map(network),
     maxPages: integer('max-pages', values['max-pages'], CRAWL_DEFAULTS.maxPages, 1),
     maxDepth: integer('max-depth', values['max-depth'], CRAWL_DEFAULTS.maxDepth, 0),
     delayMs: integer('delay-ms', values['delay-ms'], CRAWL_DEFAULTS.delayMs, 0),
@@ -95,6 +107,8 @@ export function crawlOptionsFrom(args: CrawlArgs, state?: CrawlState, signal?: A
     seeds: args.seeds,
     sitemaps: args.sitemaps,
     allowedHosts: args.allowedHosts,
+    allowPrivate: args.allowPrivate,
+    allowedNetworks: args.allowedNetworks,
     maxPages: args.maxPages,
     maxDepth: args.maxDepth,
     delayMs: args.delayMs,
@@ -149,10 +163,19 @@ function httpUrl(flag: string, raw: string): string {
 function hostName(raw: string): string {
   const value = raw.trim().toLowerCase();
   const name = value.replace(/^\*\./, '');
-  if (!/^[\p{L}\p{N}.-]+$/u.test(name) && !/^\[[0-9a-f:.]+\]$/.test(name)) {
-    throw new Error(`--allow-host: not a host name: "${raw}" (give e.g. example.org or *.example.org, no scheme or path)`);
+  if (!/^[\p{L}\p{N}.-]+(:\d{1,5})?$/u.test(name) && !/^\[[0-9a-f:.]+\](:\d{1,5})?$/.test(name)) {
+    throw new Error(`--allow-host: not a host name: "${raw}" (give e.g. example.org, example.org:8080 or *.example.org, no scheme or path)`);
   }
   return value;
+}
+
+function network(raw: string): string {
+  try {
+    parseNetwork(raw);
+  } catch (error) {
+    throw new Error(`--allow-net: ${(error as Error).message}`);
+  }
+  return raw.trim();
 }
 
 function nonEmpty(flag: string, raw: string | undefined): string | undefined {

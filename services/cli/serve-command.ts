@@ -37,7 +37,8 @@ async function openIndexes(config: Config): Promise<{ index: DocumentIndex; fedi
       fediverseIndex: wantsFediverse ? new SqliteIndex({ file: fediverseIndexFile(config.dataDir), readOnly: true }) : null,
     };
   }
-  const connection = { nodes: config.index.nodes, apiKey: config.index.apiKey };
+  // Readers need only the search-only key (`fundus index search-key`); they never create an alias.
+  const connection = { nodes: config.index.nodes, apiKey: config.index.searchKey ?? config.index.apiKey };
   return {
     index: await openTypesenseIndex({ ...connection, collection: 'web' }),
     fediverseIndex: wantsFediverse ? await openTypesenseIndex({ ...connection, collection: 'fediverse' }) : null,

@@ -79,11 +79,19 @@ const RESULT_FIELDS: SearchRequest = {
   enable_highlight_v1: false,
 };
 
-/** Ranking within the word-form hits: all terms in the title, then any term in the title. */
-export function titleTiers(terms: readonly QueryTerm[]): string {
+/**
+ * Pass B's rank: exact hits first, then word-form hits with all terms in the title, then with any
+ * term in the title, then the rest. Typesense allows ONE `_eval` per sort_by (src/collection.cpp:
+ * "Only one sorting eval expression is allowed.", 422), so the tiers are one weighted list
+ * `_eval([ (<filter>):<score>, ... ])` (src/collection_manager.cpp parse_multi_eval); a document
+ * scores the score of the first filter it matches, else 0 (src/index.cpp). Only the order of the
+ * word-form hits matters: B's exact hits are skipped (pass A ranks them).
+ */
+export function rankTiers(terms: readonly QueryTerm[]): string {
+  const exact = allExactClause(terms);
   const all = terms.map((term) => termClause(term, 'title_terms')).join(' && ');
   const any = anyOf('title_terms', terms.flatMap(termAlternatives));
-  return `_eval([ (${all}):2, (${any}):1 ])`;
+  return `_eval([ (${exact}):3, (${all}):2, (${any}):1 ])`;
 }
 
 export interface RelevancePlan {
@@ -128,7 +136,7 @@ export function planSearch(query: IndexQuery, collection: string): RelevancePlan
       collection,
       q: '*',
       filter_by: filter,
-      sort_by: `_eval(${exact}):desc,${titleTiers(query.terms)}:desc,age_ts:desc`,
+      sort_by: `${rankTiers(query.terms)}:desc,age_ts:desc`,
       ...page,
       ...RESULT_FIELDS,
     },

@@ -446,7 +446,9 @@ export class TypesenseNodeState {
       if (method === 'PUT') {
         const body = json();
         if (body.collection_name === undefined) throw new HttpFailure(400, 'Parameter `collection_name` is required.');
-        // src/collection_manager.cpp upsert_symlink: the target is NOT checked to exist.
+        // src/collection_manager.cpp upsert_symlink: the target is NOT checked to exist; a name
+        // taken by a collection is a 500.
+        if (this.collections.has(parts[1])) throw new HttpFailure(500, `Name \`${parts[1]}\` conflicts with an existing collection name.`);
         this.aliases.set(parts[1], String(body.collection_name));
         return ok({ name: parts[1], collection_name: String(body.collection_name) });
       }

@@ -60,13 +60,16 @@ export function matchFilter(query: IndexQuery): string {
   return [...facetClauses(query), ...query.terms.map((term) => termClause(term))].join(' && ');
 }
 
-// Typesense's own relaxations would widen the match set beyond the German matching rules.
+// Typesense's own relaxations would widen the match set beyond the German matching rules. Per-field
+// parameters are strings in the API description (MultiSearchParameters: num_typos, prefix); the
+// server reads every search parameter as a string anyway (src/core_api.cpp). split_join_tokens is
+// not a multi_search parameter in the description, and is left out: it only runs when the query
+// finds nothing, and pass A's filter admits only documents holding every word of its query.
 const STRICT: SearchRequest = {
-  num_typos: 0,
+  num_typos: '0',
   typo_tokens_threshold: 0,
   drop_tokens_threshold: 0,
-  prefix: false,
-  split_join_tokens: 'off',
+  prefix: 'false',
   enable_synonyms: false,
   enable_typos_for_numerical_tokens: false,
   enable_typos_for_alpha_numerical_tokens: false,
@@ -76,7 +79,6 @@ const RESULT_FIELDS: SearchRequest = {
   exclude_fields: INDEX_ONLY_FIELDS.join(','),
   highlight_fields: 'none',
   highlight_full_fields: 'none',
-  enable_highlight_v1: false,
 };
 
 /**

@@ -61,7 +61,7 @@ interface SearchResult {
   error?: string;
 }
 
-const STORED_ONLY = { exclude_fields: INDEX_ONLY_FIELDS.join(','), highlight_fields: 'none', highlight_full_fields: 'none', enable_highlight_v1: false };
+const STORED_ONLY = { exclude_fields: INDEX_ONLY_FIELDS.join(','), highlight_fields: 'none', highlight_full_fields: 'none' };
 const MAX_SOURCES = 100_000;
 
 /** Pending writes of the open batch: a record, or null for a deletion. */
@@ -183,6 +183,8 @@ export class TypesenseIndex implements DocumentIndex {
    */
   private total(query: IndexQuery, pageLength: number, hasMore: boolean, found: number, cutoff: boolean): Pick<IndexSearchResult, 'total' | 'totalRelation'> {
     const proven = pageLength ? query.offset + pageLength + (hasMore ? 1 : 0) : 0;
+    // A search the server cut short (search_cutoff_ms) proves only what it found.
+    if (cutoff) return { total: Math.max(found, proven), totalRelation: 'gte' };
     if (!hasMore && (pageLength > 0 || query.offset === 0)) return { total: query.offset + pageLength, totalRelation: 'eq' };
     if (query.countBudgetMs <= 0) return { total: proven, totalRelation: 'gte' };
     return { total: Math.max(found, proven), totalRelation: cutoff ? 'gte' : 'eq' };

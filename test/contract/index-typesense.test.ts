@@ -13,10 +13,10 @@ import { aliasTarget, dropCollection } from '../../services/index/typesense/coll
 import { copySqliteToTypesense } from '../../services/index/typesense/copy.ts';
 import { importJsonl } from '../../services/index/typesense/importer.ts';
 import { openTypesenseIndex } from '../../services/index/typesense/open.ts';
-import { ensureSearchKey, SEARCH_KEY_ACTIONS } from '../../services/index/typesense/search-key.ts';
+import { ensureSearchKey, SEARCH_KEY_ACTIONS, searchKeyDescription } from '../../services/index/typesense/search-key.ts';
 import type { TypesenseIndex } from '../../services/index/typesense/typesense-index.ts';
 import { CONTRACT_DOCS, makeDoc } from '../helpers/documents.ts';
-import { runFundus } from '../helpers/processes.ts';
+import { runFundus, startFundus } from '../helpers/processes.ts';
 import { loadTypesenseApiChecker, TYPESENSE_OPENAPI_FILE } from '../helpers/typesense-openapi.ts';
 import { TypesenseStandIn } from '../helpers/typesense-stand-in.ts';
 import { indexContract } from './index-contract.ts';
@@ -366,6 +366,38 @@ for (const target of targets) {
           for (const key of ours) await admin.keys(key.id).delete();
         } finally {
           await writer.close();
+        }
+      });
+
+      it('`fundus serve` runs with TYPESENSE_SEARCH_KEY alone and never creates the alias (a process)', async () => {
+        const admin = createTypesenseClient(connection(target.single));
+        const existing = await aliasTarget(admin, 'fundus_web');
+        const value = `fundus-serve-${Math.random().toString(36).slice(2)}-key`;
+        await ensureSearchKey(admin, value, ['fundus_web', 'fundus_fediverse']);
+        const env = { FUNDUS_INDEX: 'typesense', TYPESENSE_NODES: target.single.join(','), TYPESENSE_SEARCH_KEY: value, TYPESENSE_API_KEY: '', FUNDUS_DATA: mkdtempSync(join(tmpdir(), 'fundus-ts-serve-')) };
+        const search = async (url: string) => fetch(`${url}/v1/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ q: 'Haus' }) });
+        let writer: TypesenseIndex | null = null;
+        const serving = await startFundus(['--role', 'gateway', '--port', '0'], env);
+        try {
+          if (!existing) {
+            // No alias yet: the replica answers "index unavailable" and creates nothing.
+            expect((await search(serving.urls.gateway)).status).toBe(503);
+            expect(await aliasTarget(admin, 'fundus_web')).toBeNull();
+            writer = await freshIndex(target.single, 'fundus_web');
+            for (const spec of CONTRACT_DOCS) await writer.put(makeDoc(spec));
+            const answer = await until('a search through the gateway', async () => {
+              const response = await search(serving.urls.gateway);
+              return response.status === 200 ? ((await response.json()) as { total: number }) : false;
+            });
+            expect(answer.total).toBe(3);
+          } else {
+            expect((await search(serving.urls.gateway)).status).toBe(200);
+          }
+        } finally {
+          await serving.stop();
+          await writer?.close();
+          const { keys } = (await admin.keys().retrieve()) as unknown as { keys: { id: number; description: string }[] };
+          for (const key of keys.filter((k) => k.description === searchKeyDescription(value))) await admin.keys(key.id).delete();
         }
       });
 

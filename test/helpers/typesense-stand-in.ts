@@ -79,7 +79,7 @@ export class TypesenseStandIn {
   readonly down = new Set<string>();
   private readonly log: Entry[] = [];
   private leaderIndex: number | null = 0;
-  private failures: { count: number; status: number; match: (method: string, path: string) => boolean }[] = [];
+  private failures: { count: number; status: number; message?: string; match: (method: string, path: string) => boolean }[] = [];
   private readonly options: StandInOptions;
   private readonly hostNodes = new Map<string, number>();
   private electionTimer: NodeJS.Timeout | null = null;
@@ -102,9 +102,9 @@ export class TypesenseStandIn {
     return this.leaderIndex;
   }
 
-  /** The next `count` requests matching `match` fail with `status` before reaching a node. */
-  failNext(count: number, status = 503, match: (method: string, path: string) => boolean = () => true): void {
-    this.failures.push({ count, status, match });
+  /** The next `count` requests matching `match` fail with `status` (and `message`) before reaching a node. */
+  failNext(count: number, status = 503, match: (method: string, path: string) => boolean = () => true, message?: string): void {
+    this.failures.push({ count, status, match, message });
   }
 
   // ---- cluster controls ----
@@ -187,7 +187,7 @@ export class TypesenseStandIn {
     const failure = this.failures.find((f) => f.count > 0 && f.match(method, path));
     if (!failure) return null;
     failure.count--;
-    return { status: failure.status, body: { message: failure.status === 503 ? 'Not Ready or Lagging' : `injected failure ${failure.status}` } };
+    return { status: failure.status, body: { message: failure.message ?? (failure.status === 503 ? 'Not Ready or Lagging' : `injected failure ${failure.status}`) } };
   }
 
   private authorized(key: string | undefined, node: StandInNode, method: string, parts: string[], params: Record<string, string>, body: string): boolean {

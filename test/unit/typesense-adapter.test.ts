@@ -9,7 +9,7 @@ import { indexContract } from '../contract/index-contract.ts';
 import { TypesenseStandIn } from '../helpers/typesense-stand-in.ts';
 
 // The shared index contract, run through the real typesense-js client against an in-memory
-// stand-in transport (test/unit/typesense-stand-in.ts). This checks the adapter's own logic; it is
+// stand-in transport (test/helpers/typesense-stand-in.ts). This checks the adapter's own logic; it is
 // not a check against a Typesense server (test/contract/index-typesense.test.ts is).
 
 const NO_WAIT = { attempts: 4, baseDelayMs: 1, maxDelayMs: 2, sleep: async () => {} };

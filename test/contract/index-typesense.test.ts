@@ -13,6 +13,7 @@ import { aliasTarget, dropCollection } from '../../services/index/typesense/coll
 import { copySqliteToTypesense } from '../../services/index/typesense/copy.ts';
 import { importJsonl } from '../../services/index/typesense/importer.ts';
 import { openTypesenseIndex } from '../../services/index/typesense/open.ts';
+import { collectionSchema } from '../../services/index/typesense/schema.ts';
 import { ensureSearchKey, SEARCH_KEY_ACTIONS, searchKeyDescription } from '../../services/index/typesense/search-key.ts';
 import type { TypesenseIndex } from '../../services/index/typesense/typesense-index.ts';
 import { CONTRACT_DOCS, makeDoc } from '../helpers/documents.ts';
@@ -499,6 +500,29 @@ for (const target of targets) {
         }
       });
 
+      it('a writer (ingest) starting while followers lag neither moves the alias nor writes elsewhere', async () => {
+        const alias = freshName();
+        const client = createTypesenseClient(connection(cluster.urls));
+        // A rebuilt collection behind the alias (as `fundus index copy` leaves it), not yet on the followers.
+        const rebuilt = `${alias}_v1_20260101000000`;
+        standIn()?.holdReplication(true);
+        const release = setTimeout(() => standIn()?.holdReplication(false), 1_000);
+        try {
+          await client.collections().create(collectionSchema(rebuilt) as never);
+          await client.aliases().upsert(alias, { collection_name: rebuilt });
+          const writer = await openTypesenseIndex({ ...connection(cluster.urls), alias, create: true });
+          await writer.put(makeDoc(CONTRACT_DOCS[0]));
+          for (const node of clientsPerNode(connection(cluster.urls))) expect(await aliasTarget(node, alias)).toBe(rebuilt);
+          expect((await client.collections(rebuilt).retrieve()).num_documents).toBe(2); // the document + the meta record
+          await expect(client.collections(`${alias}_v1`).retrieve()).rejects.toBeInstanceOf(Errors.ObjectNotFound);
+        } finally {
+          clearTimeout(release);
+          standIn()?.holdReplication(false);
+          await client.aliases(alias).delete().catch(() => undefined);
+          await dropCollection(client, rebuilt);
+        }
+      });
+
       it('keeps answering when a node is not ready or goes away, and writes outlast an election longer than 5 s', async () => {
         const index = await freshIndex(cluster.urls);
         try {
@@ -509,7 +533,10 @@ for (const target of targets) {
           if (standIn()) {
             standIn()!.setReady(1, false); // 503 "Not Ready or Lagging" (src/http_server.cpp)
             for (let i = 0; i < 6; i++) expect((await index.search(query('Haus'))).total).toBe(3);
-            standIn()!.setReady(1, true);
+            expect(await index.ping()).toBe(true);
+            for (const i of [0, 1, 2]) standIn()!.setReady(i, false); // /health: 503 {"ok": false} (src/core_api.cpp get_health)
+            expect(await index.ping()).toBe(false);
+            for (const i of [0, 1, 2]) standIn()!.setReady(i, true);
           }
           const leader = standIn()?.leader ?? 0;
           await cluster.stopNode(leader);

@@ -126,7 +126,7 @@ export async function copySqliteToTypesense(options: CopyOptions): Promise<CopyS
     } catch (error) {
       throw new Error(`${error instanceof Error ? error.message : String(error)}: the alias ${alias} was left unchanged`);
     }
-    const previous = await swapAlias(client, alias, collection);
+    const previous = await swapAlias(client, alias, collection, undefined, options.nodeClients);
     const dropped = Boolean(options.dropPrevious && previous && previous !== collection);
     if (dropped) await dropCollection(client, previous!);
     return { collection, previous, dropped, documents, aliases };

@@ -1,5 +1,5 @@
 import { Errors, type Client } from 'typesense';
-import { clientOptions, createTypesenseClient, type TypesenseConnection } from './client.ts';
+import { clientOptions, clientsPerNode, createTypesenseClient, type TypesenseConnection } from './client.ts';
 import { resolveCollection } from './collections.ts';
 import { isRetryable } from './errors.ts';
 import { COLLECTIONS, type CollectionKind } from './schema.ts';
@@ -27,11 +27,11 @@ export interface OpenTypesenseOptions extends TypesenseConnection {
   startupWaitMs?: number;
 }
 
-async function resolveWhenReachable(client: Client, alias: string, create: boolean, waitMs: number): Promise<void> {
+async function resolveWhenReachable(client: Client, alias: string, create: boolean, waitMs: number, nodeClients: Client[]): Promise<void> {
   const deadline = Date.now() + waitMs;
   for (;;) {
     try {
-      await resolveCollection(client, alias, { create });
+      await resolveCollection(client, alias, { create, nodeClients });
       return;
     } catch (error) {
       if (!create && error instanceof Errors.ObjectNotFound) return; // not created yet: see `create`
@@ -46,7 +46,7 @@ async function resolveWhenReachable(client: Client, alias: string, create: boole
 export async function openTypesenseIndex(options: OpenTypesenseOptions): Promise<TypesenseIndex> {
   const client = createTypesenseClient(options);
   const alias = options.alias ?? COLLECTIONS[options.collection ?? 'web'];
-  await resolveWhenReachable(client, alias, options.create ?? false, options.startupWaitMs ?? 60_000);
+  await resolveWhenReachable(client, alias, options.create ?? false, options.startupWaitMs ?? 60_000, clientsPerNode(options));
   // A probe must answer within its own timeout: one short try per node, no waiting in between.
   const healthClient = createTypesenseClient({ ...options, connectionTimeoutSeconds: 2, numRetries: Math.max(0, options.nodes.length - 1), retryIntervalSeconds: 0 });
   // The server cuts a search off (and says so) before the client stops waiting for it.

@@ -90,6 +90,14 @@ async function until<T>(what: string, probe: () => Promise<T | undefined | false
   throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
 }
 
+/** Waits until every node answers the query with `total` hits (followers apply writes a moment later). */
+async function onEveryNode(urls: string[], alias: string, q: string, total: number): Promise<void> {
+  for (const url of urls) {
+    const node = await openTypesenseIndex({ ...connection([url]), alias });
+    await until(`${total} hits for "${q}" on ${url}`, async () => (await node.search(query(q))).total === total);
+  }
+}
+
 const query = (q: string, extra: Partial<IndexQuery> = {}): IndexQuery => ({ terms: analyzeQuery(q), order: 'relevance', limit: 10, offset: 0, countBudgetMs: 1000, ...extra });
 
 // ---- targets ----------------------------------------------------------------------------------
@@ -479,18 +487,20 @@ for (const target of targets) {
         try {
           for (const spec of CONTRACT_DOCS) await writer.put(makeDoc(spec));
           if (standIn()) {
-            // A follower that has not applied the alias yet: a reader opening there must not create it.
-            standIn()!.holdReplication(true);
+            // A follower that has not applied a new alias yet: a reader opening there must not create it.
             const other = freshName();
-            await freshIndex(cluster.urls, other).then(async (index) => {
-              const follower = standIn()!.followers()[0];
-              const onFollower = await openTypesenseIndex({ ...connection([cluster.urls[follower]]), alias: other });
-              await expect(onFollower.search(query('Haus'))).rejects.toMatchObject({ code: 'INDEX_UNAVAILABLE' });
-              expect(standIn()!.nodes[follower].state.aliases.has(other)).toBe(false);
-              standIn()!.holdReplication(false);
-              expect(standIn()!.aliases.get(other)).toMatch(new RegExp(`^${other}_v1$`));
-              await index.close();
-            });
+            standIn()!.holdReplication(true);
+            await admin.collections().create(collectionSchema(`${other}_v1`) as never);
+            await admin.aliases().upsert(other, { collection_name: `${other}_v1` });
+            const follower = standIn()!.followers()[0];
+            const onFollower = await openTypesenseIndex({ ...connection([cluster.urls[follower]]), alias: other });
+            await expect(onFollower.search(query('Haus'))).rejects.toMatchObject({ code: 'INDEX_UNAVAILABLE' });
+            expect(standIn()!.nodes[follower].state.aliases.has(other)).toBe(false);
+            expect(standIn()!.lag(follower)).toBe(2); // the reader wrote nothing
+            standIn()!.holdReplication(false);
+            expect(await aliasTarget(clientsPerNode(connection(cluster.urls))[follower], other)).toBe(`${other}_v1`);
+            await admin.aliases(other).delete();
+            await dropCollection(admin, `${other}_v1`);
           }
           await until('replicated hits', async () => (await reader.search(query('Haus'))).total === 3);
           expect(await aliasTarget(admin, alias)).toBe(`${alias}_v1`);
@@ -513,7 +523,8 @@ for (const target of targets) {
           const writer = await openTypesenseIndex({ ...connection(cluster.urls), alias, create: true });
           await writer.put(makeDoc(CONTRACT_DOCS[0]));
           for (const node of clientsPerNode(connection(cluster.urls))) expect(await aliasTarget(node, alias)).toBe(rebuilt);
-          expect((await client.collections(rebuilt).retrieve()).num_documents).toBe(2); // the document + the meta record
+          // The document + the meta record, once replicated (any node may answer).
+          await until('the write on every node', async () => (await client.collections(rebuilt).retrieve()).num_documents === 2);
           await expect(client.collections(`${alias}_v1`).retrieve()).rejects.toBeInstanceOf(Errors.ObjectNotFound);
         } finally {
           clearTimeout(release);
@@ -529,7 +540,7 @@ for (const target of targets) {
           await index.writeBatch(async () => {
             for (const spec of CONTRACT_DOCS) await index.put(makeDoc(spec));
           });
-          await until('replicated hits', async () => (await index.search(query('Haus'))).total === 3);
+          await onEveryNode(cluster.urls, index.collection, 'Haus', 3);
           if (standIn()) {
             standIn()!.setReady(1, false); // 503 "Not Ready or Lagging" (src/http_server.cpp)
             for (let i = 0; i < 6; i++) expect((await index.search(query('Haus'))).total).toBe(3);
@@ -557,7 +568,7 @@ for (const target of targets) {
           await index.writeBatch(async () => {
             for (const spec of CONTRACT_DOCS) await index.put(makeDoc(spec));
           });
-          await until('replicated hits', async () => (await index.search(query('Haus'))).total === 3);
+          await onEveryNode(cluster.urls, index.collection, 'Haus', 3);
           for (const node of standIn()!.nodes) node.state.searchDelayMs = 60_000; // slower than the client's 5 s timeout
           const result = await index.search(query('Haus', { limit: 1 }));
           expect(result.totalRelation).toBe('gte');

@@ -58,6 +58,15 @@ export async function agreedAliasTarget(nodeClients: Client[], alias: string, ti
   }
 }
 
+/** Waits until every reachable node points the alias at `collection`. */
+export async function untilAliasEverywhere(nodeClients: Client[], alias: string, collection: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while ((await agreedAliasTarget(nodeClients, alias, Math.max(0, deadline - Date.now()))) !== collection) {
+    if (Date.now() >= deadline) throw new Error(`alias ${alias} did not reach every node within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
 /** Points the alias at `collection` in one call: readers switch from one request to the next. */
 export async function swapAlias(client: Client, alias: string, collection: string, retry: RetryPolicy = WRITE_RETRY, nodeClients?: Client[]): Promise<string | null> {
   const previous = nodeClients?.length ? await agreedAliasTarget(nodeClients, alias) : await aliasTarget(client, alias);
@@ -106,5 +115,8 @@ export async function resolveCollection(client: Client, alias: string, options: 
   const name = versionedName(alias);
   if (!(await collectionExists(client, name))) await createCollection(client, name);
   await swapAlias(client, alias, name, WRITE_RETRY, options.nodeClients);
+  // The writer's next reads may go to any node: wait until every node has the alias (and so the
+  // collection, created before it in the log), or they would answer "Collection not found".
+  if (options.nodeClients?.length) await untilAliasEverywhere(options.nodeClients, alias, name);
   return name;
 }

@@ -1,6 +1,6 @@
 import type { Client } from 'typesense';
 import { SqliteIndex } from '../sqlite/sqlite-index.ts';
-import { createCollection, dropCollection, swapAlias } from './collections.ts';
+import { createCollection, dropCollection, swapAlias, untilAliasEverywhere } from './collections.ts';
 import { importRecords } from './importer.ts';
 import { aliasRecord, metaRecord, toRecord, type TypesenseRecord } from './record.ts';
 import { rebuildStamp, versionedName } from './schema.ts';
@@ -127,6 +127,8 @@ export async function copySqliteToTypesense(options: CopyOptions): Promise<CopyS
       throw new Error(`${error instanceof Error ? error.message : String(error)}: the alias ${alias} was left unchanged`);
     }
     const previous = await swapAlias(client, alias, collection, undefined, options.nodeClients);
+    // Done means done on every node: a reader sent anywhere now reads the new collection.
+    if (options.nodeClients?.length) await untilAliasEverywhere(options.nodeClients, alias, collection, options.agreeTimeoutMs ?? 120_000);
     const dropped = Boolean(options.dropPrevious && previous && previous !== collection);
     if (dropped) await dropCollection(client, previous!);
     return { collection, previous, dropped, documents, aliases };

@@ -104,8 +104,9 @@ const query = (q: string, extra: Partial<IndexQuery> = {}): IndexQuery => ({ ter
 
 function standInTarget(): Target {
   const single = new TypesenseStandIn({ apiKey: API_KEY });
-  // A 5.5 s election: longer than Typesense's 5 s election timeout, which the write retries must outlast.
-  const cluster = new TypesenseStandIn({ nodes: 3, apiKey: API_KEY, electionMs: 5_500 });
+  // A 5.5 s election: longer than Typesense's 5 s election timeout, which the write retries must outlast;
+  // followers apply each write 20 ms after the leader, as a real cluster does a moment later.
+  const cluster = new TypesenseStandIn({ nodes: 3, apiKey: API_KEY, electionMs: 5_500, replicationDelayMs: 20 });
   const target: Target = {
     name: 'stand-in (HTTP on 127.0.0.1)',
     single: [],

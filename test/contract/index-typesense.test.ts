@@ -494,10 +494,11 @@ for (const target of targets) {
             await admin.collections().create(collectionSchema(`${other}_v1`) as never);
             await admin.aliases().upsert(other, { collection_name: `${other}_v1` });
             const follower = standIn()!.followers()[0];
+            const lagBefore = standIn()!.lag(follower);
             const onFollower = await openTypesenseIndex({ ...connection([cluster.urls[follower]]), alias: other });
             await expect(onFollower.search(query('Haus'))).rejects.toMatchObject({ code: 'INDEX_UNAVAILABLE' });
             expect(standIn()!.nodes[follower].state.aliases.has(other)).toBe(false);
-            expect(standIn()!.lag(follower)).toBe(2); // the reader wrote nothing
+            expect(standIn()!.lag(follower)).toBe(lagBefore); // the reader wrote nothing
             standIn()!.holdReplication(false);
             expect(await aliasTarget(clientsPerNode(connection(cluster.urls))[follower], other)).toBe(`${other}_v1`);
             await admin.aliases(other).delete();

@@ -44,7 +44,7 @@ export interface TypesenseIndexOptions {
    * 60 s): a follower may answer a read before it applied a write the leader acknowledged.
    */
   ownWritesMs?: number;
-  /** At most this many own writes are kept for that (default 5000; the oldest go first). */
+  /** At most this many own writes are kept for that (default 2000; the oldest go first). */
   ownWritesMax?: number;
 }
 
@@ -87,15 +87,41 @@ class OwnWrites {
     while (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value!);
   }
 
-  /** The live entries (expired ones are dropped on the way). */
-  view(): Pending {
+  /** The live entries, oldest first; expired ones (at the front: notes are in time order) are dropped. */
+  live(): Map<string, { record: TypesenseRecord | null; at: number }> {
     const cutoff = Date.now() - this.ttlMs;
-    const live: Pending = new Map();
     for (const [id, entry] of this.entries) {
-      if (entry.at < cutoff) this.entries.delete(id);
-      else live.set(id, entry.record);
+      if (entry.at >= cutoff) break;
+      this.entries.delete(id);
     }
-    return live;
+    return this.entries;
+  }
+}
+
+/** A read's view of this process's own writes: the open batch over the recent writes, without copying. */
+class Shadow {
+  private readonly pending: Pending | null;
+  private readonly own: Map<string, { record: TypesenseRecord | null }>;
+  constructor(pending: Pending | null, own: Map<string, { record: TypesenseRecord | null }>) {
+    this.pending = pending;
+    this.own = own;
+  }
+
+  get size(): number {
+    return (this.pending?.size ?? 0) + this.own.size;
+  }
+
+  has(id: string): boolean {
+    return Boolean(this.pending?.has(id)) || this.own.has(id);
+  }
+
+  get(id: string): TypesenseRecord | null | undefined {
+    return this.pending?.has(id) ? this.pending.get(id) : this.own.get(id)?.record;
+  }
+
+  *values(): Generator<TypesenseRecord | null> {
+    if (this.pending) yield* this.pending.values();
+    for (const [id, entry] of this.own) if (!this.pending?.has(id)) yield entry.record;
   }
 }
 
@@ -112,14 +138,12 @@ export class TypesenseIndex implements DocumentIndex {
     this.client = client;
     this.collection = options.collection;
     this.options = options;
-    this.ownWrites = new OwnWrites(options.ownWritesMs ?? 60_000, options.ownWritesMax ?? 5_000);
+    this.ownWrites = new OwnWrites(options.ownWritesMs ?? 60_000, options.ownWritesMax ?? 2_000);
   }
 
   /** The writes a read must see over the cluster's answer: own recent writes, then the open batch. */
-  private shadow(): Pending {
-    const shadow = this.ownWrites.view();
-    if (this.pending) for (const [id, record] of this.pending) shadow.set(id, record);
-    return shadow;
+  private shadow(): Shadow {
+    return new Shadow(this.pending, this.ownWrites.live());
   }
 
   private async multiSearch(requests: SearchRequest[], what: string): Promise<SearchResult[]> {

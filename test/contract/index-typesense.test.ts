@@ -262,7 +262,7 @@ for (const target of targets) {
         return name;
       };
 
-      it('breaks ties newest first, and an upsert keeps a record\'s place (src/collection.cpp: seq_id desc; to_doc keeps the seq_id)', async () => {
+      it('breaks ties newest first, and an upsert keeps a record\'s place (include/topster.h is_greater: ties by seq_id; src/collection.cpp to_doc keeps the seq_id)', async () => {
         const c = await probe();
         await importAll(client, c, [{ id: 'a', n: 1 }, { id: 'b', n: 1 }, { id: 'c', n: 1 }]);
         expect(ids(await searchOne(client, { collection: c, q: '*', sort_by: 'n:desc' }))).toEqual(['c', 'b', 'a']);

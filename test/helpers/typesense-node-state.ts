@@ -624,8 +624,8 @@ export class TypesenseNodeState {
       scored = textMatch(candidates, q, fields, weights, textOptions(params), collection.schema);
     }
     // src/collection.cpp validate_and_standardize_sort_fields: without sort_by a text query sorts by
-    // _text_match then seq_id desc; a wildcard by seq_id desc; every sort ends with seq_id desc
-    // (src/index.cpp: ties go to the newest document).
+    // _text_match then seq_id desc; a wildcard by seq_id desc; and every sort breaks ties by the
+    // seq_id, newest first (include/topster.h is_greater: scores[0..2], then key).
     const sorters = parseSortBy(String(params.sort_by ?? (q === '*' ? '' : '_text_match:desc')), collection);
     scored.sort((a, b) => {
       for (const sorter of sorters) {

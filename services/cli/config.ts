@@ -52,6 +52,7 @@ const RawConfig = z.object({
   FUNDUS_INDEX: z.enum(['sqlite', 'typesense']).default('sqlite'),
   TYPESENSE_NODES: list.pipe(z.array(z.url())),
   TYPESENSE_API_KEY: z.string().optional(),
+  TYPESENSE_SEARCH_KEY: z.string().min(16, 'must be at least 16 characters').optional(),
   REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL').optional(),
   FUNDUS_ALLOWED_ORIGINS: list.pipe(z.array(origin)),
   FUNDUS_ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
@@ -81,7 +82,7 @@ export interface Config {
   /** Roles were chosen (flag or environment) rather than defaulted to all. */
   rolesExplicit: boolean;
   /** `searchWorkers`: threads that run embedded-index reads for serve (0: on the event loop). */
-  index: { kind: 'sqlite'; file: string; searchWorkers: number } | { kind: 'typesense'; nodes: string[]; apiKey: string };
+  index: { kind: 'sqlite'; file: string; searchWorkers: number } | { kind: 'typesense'; nodes: string[]; apiKey: string; searchKey: string | null };
   gateway: { host: string; port: number; externalUrl: string | null; countBudgetMs: number };
   web: { host: string; port: number; externalUrl: string | null; fediverseInstances: string[] };
   /** `externalUrl`: where operators reach the panel (an HTTPS one makes its cookies Secure). */
@@ -128,7 +129,9 @@ export function loadConfig(flags: Record<string, string | undefined>, env: NodeJ
   const s = parsed.data;
   const problems: string[] = [];
   if (s.FUNDUS_INDEX === 'typesense' && s.TYPESENSE_NODES.length === 0) problems.push('TYPESENSE_NODES: required when FUNDUS_INDEX=typesense');
-  if (s.FUNDUS_INDEX === 'typesense' && !s.TYPESENSE_API_KEY) problems.push('TYPESENSE_API_KEY: required when FUNDUS_INDEX=typesense');
+  if (s.FUNDUS_INDEX === 'typesense' && !s.TYPESENSE_API_KEY && !s.TYPESENSE_SEARCH_KEY) {
+    problems.push('TYPESENSE_API_KEY: required when FUNDUS_INDEX=typesense (serving replicas may have TYPESENSE_SEARCH_KEY instead)');
+  }
   if (s.FUNDUS_TOPIC_LLM_URL && !s.FUNDUS_TOPIC_LLM_MODEL) problems.push('FUNDUS_TOPIC_LLM_MODEL: required when FUNDUS_TOPIC_LLM_URL is set');
   // With Redis the key store is shared by replicas whose data directories differ, and the pepper must
   // not live in Redis beside the hashes (issue 19): it has to be given, the same to every replica.
@@ -145,7 +148,7 @@ export function loadConfig(flags: Record<string, string | undefined>, env: NodeJ
     index:
       s.FUNDUS_INDEX === 'sqlite'
         ? { kind: 'sqlite', file: resolve(dataDir, 'index.sqlite'), searchWorkers: s.FUNDUS_SEARCH_WORKERS }
-        : { kind: 'typesense', nodes: s.TYPESENSE_NODES, apiKey: s.TYPESENSE_API_KEY! },
+        : { kind: 'typesense', nodes: s.TYPESENSE_NODES, apiKey: s.TYPESENSE_API_KEY ?? '', searchKey: s.TYPESENSE_SEARCH_KEY ?? null },
     gateway: { host: s.FUNDUS_HOST, port: s.FUNDUS_PORT, externalUrl: s.FUNDUS_EXTERNAL_URL ?? null, countBudgetMs: s.FUNDUS_COUNT_BUDGET_MS },
     web: {
       host: s.FUNDUS_WEB_HOST ?? s.FUNDUS_HOST,

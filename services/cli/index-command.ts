@@ -1,9 +1,10 @@
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { createTypesenseClient } from '../index/typesense/client.ts';
+import { clientsPerNode, createTypesenseClient } from '../index/typesense/client.ts';
 import { aliasTarget } from '../index/typesense/collections.ts';
 import { copySqliteToTypesense } from '../index/typesense/copy.ts';
 import { COLLECTIONS, type CollectionKind } from '../index/typesense/schema.ts';
+import { ensureSearchKey, SEARCH_KEY_ACTIONS } from '../index/typesense/search-key.ts';
 import { SqliteIndex } from '../index/sqlite/sqlite-index.ts';
 import { fediverseIndexFile } from '../ingest/fediverse/paths.ts';
 import { loadConfig } from './config.ts';
@@ -16,6 +17,7 @@ import { UsageError } from './usage.ts';
 
 export const INDEX_USAGE = `fundus index copy --from sqlite --to typesense --data DIR [options]
 fundus index status [--collection web|fediverse]
+fundus index search-key --to typesense
 fundus index optimize --data DIR [--collection web|fediverse]
 
 copy     reads every record of DIR/index.sqlite (read-only, a consistent snapshot) and imports it
@@ -26,6 +28,10 @@ copy     reads every record of DIR/index.sqlite (read-only, a consistent snapsho
   --sqlite-file FILE           copy from this file instead of DIR/index.sqlite (DIR/fediverse.sqlite)
   --batch-size N               records per JSONL import request (default 200)
   --drop-previous              delete the collection the alias pointed at before
+search-key  creates, with the admin key in TYPESENSE_API_KEY, the search-only key whose value is
+         TYPESENSE_SEARCH_KEY (at least 16 characters): actions ${SEARCH_KEY_ACTIONS.join(', ')} on the
+         aliases ${Object.values(COLLECTIONS).join(', ')}. Serving replicas (gateway, web) then run with
+         TYPESENSE_SEARCH_KEY only. Idempotent: run again, it changes nothing (or fixes the key's rights).
 status   prints where the alias points and how many records the collection holds.
 optimize merges the embedded index into one segment and rebuilds its score lists (DIR/index.lists:
          every frequent word's documents and frequencies, from which searches are ranked) and its
@@ -39,6 +45,7 @@ Needs TYPESENSE_NODES (comma-separated https://host:port) and TYPESENSE_API_KEY 
 function typesenseSettings(data: string | undefined, env: NodeJS.ProcessEnv) {
   const config = loadConfig({ data, index: 'typesense' }, env);
   if (config.index.kind !== 'typesense') throw new Error('unreachable: index kind');
+  if (!config.index.apiKey) throw new UsageError('TYPESENSE_API_KEY (an admin key) is needed here; TYPESENSE_SEARCH_KEY only serves searches');
   return { nodes: config.index.nodes, apiKey: config.index.apiKey };
 }
 
@@ -73,12 +80,14 @@ async function copy(argv: string[], env: NodeJS.ProcessEnv, out: NodeJS.Writable
   if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 10_000) throw new UsageError('--batch-size must be a whole number from 1 to 10000');
   const kind = collectionKind(values.collection);
   const file = values['sqlite-file'] ?? sqliteIndexFile(values.data, env, kind);
-  const client = createTypesenseClient(typesenseSettings(values.data, env));
+  const settings = typesenseSettings(values.data, env);
+  const client = createTypesenseClient(settings);
   const started = Date.now();
   const progress = createProgressDisplay({ counters: ['documents', 'aliases'], rateOf: 'documents' });
   progress.phase(`copying into ${COLLECTIONS[kind]}`);
   const summary = await copySqliteToTypesense({
     client,
+    nodeClients: clientsPerNode(settings),
     sqliteFile: file,
     alias: COLLECTIONS[kind],
     batchSize,
@@ -91,6 +100,18 @@ async function copy(argv: string[], env: NodeJS.ProcessEnv, out: NodeJS.Writable
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   out.write(`copied ${summary.documents} documents and ${summary.aliases} aliases from ${file} into ${summary.collection} in ${seconds} s\n`);
   out.write(`alias ${COLLECTIONS[kind]} -> ${summary.collection}${summary.previous ? ` (was ${summary.previous}${summary.dropped ? ', dropped' : ', kept for a rollback'})` : ''}\n`);
+  return 0;
+}
+
+async function searchKey(argv: string[], env: NodeJS.ProcessEnv, out: NodeJS.WritableStream): Promise<number> {
+  const { values } = parseArgs({ args: argv, options: { to: { type: 'string' }, data: { type: 'string' } } });
+  if (values.to !== 'typesense') throw new UsageError('search-key needs --to typesense');
+  const value = env.TYPESENSE_SEARCH_KEY;
+  if (!value) throw new UsageError('search-key needs TYPESENSE_SEARCH_KEY (the value of the key to create)');
+  if (value.length < 16) throw new UsageError('TYPESENSE_SEARCH_KEY must be at least 16 characters');
+  const collections = Object.values(COLLECTIONS);
+  const outcome = await ensureSearchKey(createTypesenseClient(typesenseSettings(values.data, env)), value, collections);
+  out.write(`search-only key (TYPESENSE_SEARCH_KEY) ${outcome}: ${SEARCH_KEY_ACTIONS.join(', ')} on ${collections.join(', ')}\n`);
   return 0;
 }
 
@@ -150,6 +171,7 @@ export async function runIndexCommand(
   try {
     if (subcommand === 'copy') return await copy(rest, env, io.out);
     if (subcommand === 'status') return await status(rest, env, io.out);
+    if (subcommand === 'search-key') return await searchKey(rest, env, io.out);
     if (subcommand === 'optimize') return await optimize(rest, env, io.out);
     throw new UsageError(`unknown subcommand "${subcommand}"`);
   } catch (error) {

@@ -60,7 +60,7 @@ export async function ingestInputs(
   const index =
     config.index.kind === 'sqlite'
       ? new SqliteIndex({ file: config.index.file })
-      : await openTypesenseIndex({ nodes: config.index.nodes, apiKey: config.index.apiKey, collection: 'web' });
+      : await openTypesenseIndex({ nodes: config.index.nodes, apiKey: config.index.apiKey, collection: 'web', create: true });
   const pool = createExtractionPool({ workers: run.workers, timeoutMs: run.timeoutMs, maxMemoryMb: 512, maxBytes: run.maxBytes });
   const progress = createProgress(out, run.quiet);
   try {

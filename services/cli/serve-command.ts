@@ -52,7 +52,8 @@ async function openIndexes(config: Config, log: pino.Logger): Promise<{ index: D
         : null,
     };
   }
-  const connection = { nodes: config.index.nodes, apiKey: config.index.apiKey };
+  // Readers need only the search-only key (`fundus index search-key`); they never create an alias.
+  const connection = { nodes: config.index.nodes, apiKey: config.index.searchKey ?? config.index.apiKey };
   return {
     index: await openTypesenseIndex({ ...connection, collection: 'web' }),
     fediverseIndex: wantsFediverse ? await openTypesenseIndex({ ...connection, collection: 'fediverse' }) : null,

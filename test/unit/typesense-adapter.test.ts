@@ -6,16 +6,16 @@ import { openTypesenseIndex } from '../../services/index/typesense/open.ts';
 import { TypesenseIndex } from '../../services/index/typesense/typesense-index.ts';
 import { CONTRACT_DOCS, makeDoc } from '../helpers/documents.ts';
 import { indexContract } from '../contract/index-contract.ts';
-import { TypesenseStandIn } from './typesense-stand-in.ts';
+import { TypesenseStandIn } from '../helpers/typesense-stand-in.ts';
 
 // The shared index contract, run through the real typesense-js client against an in-memory
-// stand-in transport (test/unit/typesense-stand-in.ts). This checks the adapter's own logic; it is
+// stand-in transport (test/helpers/typesense-stand-in.ts). This checks the adapter's own logic; it is
 // not a check against a Typesense server (test/contract/index-typesense.test.ts is).
 
 const NO_WAIT = { attempts: 4, baseDelayMs: 1, maxDelayMs: 2, sleep: async () => {} };
 
 async function openStandIn(standIn = new TypesenseStandIn(), nodes = ['http://ts-0.test:8108']) {
-  return openTypesenseIndex({ nodes, apiKey: 'test-key', axiosAdapter: standIn.adapter, retryIntervalSeconds: 0 });
+  return openTypesenseIndex({ nodes, apiKey: 'test-key', axiosAdapter: standIn.adapter, retryIntervalSeconds: 0, create: true });
 }
 
 indexContract('typesense adapter with a stand-in transport (in-memory emulation, not a Typesense server)', () => openStandIn());
@@ -34,7 +34,7 @@ describe('typesense adapter with a stand-in transport: its own behaviour', () =>
 
   it('opens the fediverse index as its own alias', async () => {
     const standIn = new TypesenseStandIn();
-    await openTypesenseIndex({ nodes: ['http://ts-0.test:8108'], apiKey: 'k', axiosAdapter: standIn.adapter, collection: 'fediverse' });
+    await openTypesenseIndex({ nodes: ['http://ts-0.test:8108'], apiKey: 'k', axiosAdapter: standIn.adapter, collection: 'fediverse', create: true });
     expect(standIn.aliases.get('fundus_fediverse')).toBe('fundus_fediverse_v1');
   });
 

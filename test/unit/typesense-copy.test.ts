@@ -11,7 +11,7 @@ import { createTypesenseClient } from '../../services/index/typesense/client.ts'
 import { copySqliteToTypesense } from '../../services/index/typesense/copy.ts';
 import { openTypesenseIndex } from '../../services/index/typesense/open.ts';
 import { CONTRACT_DOCS, makeDoc } from '../helpers/documents.ts';
-import { TypesenseStandIn } from './typesense-stand-in.ts';
+import { TypesenseStandIn } from '../helpers/typesense-stand-in.ts';
 
 // `fundus index copy` with a stand-in transport: the copy is complete before the alias swaps, and
 // the copied index answers like the SQLite index it came from.
@@ -51,7 +51,7 @@ describe('fundus index copy (sqlite -> typesense) with a stand-in transport', ()
   it('fills a fresh versioned collection, then swaps the alias and keeps the previous one', async () => {
     const { file, index: sqlite } = await sqliteWithDocs();
     const standIn = new TypesenseStandIn();
-    const typesense = await openTypesenseIndex({ nodes: ['http://ts.test:8108'], apiKey: 'k', axiosAdapter: standIn.adapter });
+    const typesense = await openTypesenseIndex({ nodes: ['http://ts.test:8108'], apiKey: 'k', axiosAdapter: standIn.adapter, create: true });
     const client = createTypesenseClient({ nodes: ['http://ts.test:8108'], apiKey: 'k', axiosAdapter: standIn.adapter });
     const summary = await copySqliteToTypesense({ client, sqliteFile: file, alias: 'fundus_web', batchSize: 3, now: () => new Date('2026-11-02T10:15:00Z') });
     expect(summary).toEqual({ collection: 'fundus_web_v1_20261102101500', previous: 'fundus_web_v1', dropped: false, documents: 8, aliases: 1 });
@@ -70,7 +70,7 @@ describe('fundus index copy (sqlite -> typesense) with a stand-in transport', ()
     const { file, index: sqlite } = await sqliteWithDocs();
     await sqlite.close();
     const standIn = new TypesenseStandIn();
-    await openTypesenseIndex({ nodes: ['http://ts.test:8108'], apiKey: 'k', axiosAdapter: standIn.adapter });
+    await openTypesenseIndex({ nodes: ['http://ts.test:8108'], apiKey: 'k', axiosAdapter: standIn.adapter, create: true });
     const client = createTypesenseClient({ nodes: ['http://ts.test:8108'], apiKey: 'k', axiosAdapter: standIn.adapter, numRetries: 0 });
     standIn.failNext(1, 400, (method, path) => method === 'POST' && path.endsWith('/import'));
     await expect(copySqliteToTypesense({ client, sqliteFile: file, alias: 'fundus_web' })).rejects.toThrow();
@@ -81,7 +81,7 @@ describe('fundus index copy (sqlite -> typesense) with a stand-in transport', ()
     const { file, index: sqlite } = await sqliteWithDocs();
     await sqlite.close();
     const standIn = new TypesenseStandIn();
-    await openTypesenseIndex({ nodes: ['http://ts.test:8108'], apiKey: 'k', axiosAdapter: standIn.adapter });
+    await openTypesenseIndex({ nodes: ['http://ts.test:8108'], apiKey: 'k', axiosAdapter: standIn.adapter, create: true });
     const client = createTypesenseClient({ nodes: ['http://ts.test:8108'], apiKey: 'k', axiosAdapter: standIn.adapter });
     const summary = await copySqliteToTypesense({ client, sqliteFile: file, alias: 'fundus_web', dropPrevious: true });
     expect(summary.dropped).toBe(true);

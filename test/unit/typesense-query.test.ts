@@ -14,11 +14,11 @@ import {
   matchFilter,
   planSearch,
   termClause,
-  titleTiers,
+  rankTiers,
 } from '../../services/index/typesense/query.ts';
 import { hostKey, topicKey } from '../../services/index/typesense/record.ts';
 import { backoffDelay, withRetry, type RetryPolicy } from '../../services/index/typesense/retry.ts';
-import { compileFilter } from './typesense-stand-in.ts';
+import { compileFilter } from '../helpers/typesense-node-state.ts';
 
 // How IndexQueries become Typesense parameters, checked without a server.
 
@@ -116,11 +116,10 @@ describe('typesense search plans', () => {
       collection: 'fundus_web',
       q: 'haus',
       query_by: 'title_exact,all_exact',
-      num_typos: 0,
+      num_typos: '0',
       typo_tokens_threshold: 0,
       drop_tokens_threshold: 0,
-      prefix: false,
-      split_join_tokens: 'off',
+      prefix: 'false',
       enable_synonyms: false,
       filter_by: 'listed:=true && terms:=`xhaus`',
       sort_by: '_text_match:desc,age_ts:desc',
@@ -133,14 +132,15 @@ describe('typesense search plans', () => {
     expect([plan.exact.offset, plan.exact.limit, plan.all.offset, plan.all.limit]).toEqual([20, 6, 20, 6]);
   });
 
-  it('orders pass B exact first, then by title tiers, then newest', () => {
+  it('orders pass B exact first, then by title tiers, then newest, with ONE weighted _eval (src/collection.cpp allows one)', () => {
     const terms = [term('haus', 'haus'), term('see', 'see')];
     const plan = planSearch(query({ terms }), 'fundus_web');
     if (plan.kind !== 'relevance') throw new Error('expected a relevance plan');
     expect(plan.all.q).toBe('*');
-    expect(plan.all.sort_by).toBe(`_eval(${allExactClause(terms)}):desc,${titleTiers(terms)}:desc,age_ts:desc`);
-    expect(titleTiers(terms)).toBe(
-      '_eval([ (title_terms:=[`xhaus`, `bhaus`] && title_terms:=[`xsee`, `bsee`]):2, (title_terms:=[`xhaus`, `bhaus`, `xsee`, `bsee`]):1 ])',
+    expect(plan.all.sort_by).toBe(`${rankTiers(terms)}:desc,age_ts:desc`);
+    expect(String(plan.all.sort_by).match(/_eval\(/g)).toHaveLength(1);
+    expect(rankTiers(terms)).toBe(
+      '_eval([ (terms:=`xhaus` && terms:=`xsee`):3, (title_terms:=[`xhaus`, `bhaus`] && title_terms:=[`xsee`, `bsee`]):2, (title_terms:=[`xhaus`, `bhaus`, `xsee`, `bsee`]):1 ])',
     );
   });
 
@@ -268,8 +268,12 @@ describe('typesense filter size', () => {
       'c',
     );
     if (plan.kind !== 'relevance') throw new Error('expected a relevance plan');
-    for (const filter of [plan.exact.filter_by, plan.all.filter_by, allExactClause(terms), titleTiers(terms)]) {
+    for (const filter of [plan.exact.filter_by, plan.all.filter_by, allExactClause(terms)]) {
       expect(operations(String(filter))).toBeLessThanOrEqual(100);
+    }
+    // Each filter of the weighted _eval is parsed on its own (src/collection.cpp, one filter tree each).
+    for (const item of rankTiers(terms).slice('_eval(['.length, -'])'.length).split(/\):\d+,?/).filter((part) => part.trim())) {
+      expect(operations(item.trim().replace(/^\(/, ''))).toBeLessThanOrEqual(100);
     }
   });
 

@@ -1,9 +1,16 @@
 import { Client } from 'typesense';
 import type { ConfigurationOptions, NodeConfiguration } from 'typesense';
 
-// One client per process, given every node of the cluster: typesense-js sends each request to the
-// next healthy node, marks a node unhealthy on a 5xx or network failure and retries elsewhere, and
-// tries an unhealthy node again after `healthcheckIntervalSeconds`.
+// One client per process, given every node of the cluster: typesense-js (ApiCall.js) sends each
+// request to the next healthy node in turn, marks a node unhealthy on a 5xx, a timeout or a network
+// failure and retries on the next one (numRetries more tries, retryIntervalSeconds apart), and
+// tries an unhealthy node again after `healthcheckIntervalSeconds`. 4xx answers (408 and 429
+// included) come back at once; retry.ts retries those that mean "not now".
+//
+// Timeouts, in order: a search is cut off by the server after search_cutoff_ms (half the client
+// timeout, open.ts), the client gives up on a node after connectionTimeoutSeconds (5 s), imports
+// after their own timeout (importer.ts, 120 s), and writes are retried for 30 s (retry.ts), past a
+// Raft election (5 s).
 
 export interface TypesenseConnection {
   /** Node URLs as in TYPESENSE_NODES: https://ts-0.internal:8108, ... */
@@ -49,4 +56,9 @@ export function clientOptions(connection: TypesenseConnection): ConfigurationOpt
 
 export function createTypesenseClient(connection: TypesenseConnection): Client {
   return new Client(clientOptions(connection));
+}
+
+/** One client per node, each bound to its node alone (to ask every node, e.g. whether it caught up). */
+export function clientsPerNode(connection: TypesenseConnection): Client[] {
+  return connection.nodes.map((node) => createTypesenseClient({ ...connection, nodes: [node], numRetries: 1 }));
 }

@@ -40,9 +40,36 @@ export async function createCollection(client: Client, name: string, retry: Retr
   }
 }
 
+/**
+ * Where the alias points, as every reachable node agrees. One read may reach a follower that has
+ * not applied the latest alias change (src/raft_server.cpp: followers answer reads from their own
+ * state), and a writer acting on that would create or move the alias wrongly. Nodes apply the same
+ * log in order, so they agree once the followers caught up; nodes that do not answer are left out.
+ */
+export async function agreedAliasTarget(nodeClients: Client[], alias: string, timeoutMs = 60_000): Promise<string | null> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const answers = await Promise.allSettled(nodeClients.map((client) => aliasTarget(client, alias)));
+    const values = answers.filter((answer) => answer.status === 'fulfilled').map((answer) => (answer as PromiseFulfilledResult<string | null>).value);
+    if (values.length && values.every((value) => value === values[0])) return values[0];
+    if (!values.length) throw (answers[0] as PromiseRejectedResult).reason;
+    if (Date.now() >= deadline) throw new Error(`the nodes disagree on where alias ${alias} points (${values.map(String).join(', ')}) after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/** Waits until every reachable node points the alias at `collection`. */
+export async function untilAliasEverywhere(nodeClients: Client[], alias: string, collection: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while ((await agreedAliasTarget(nodeClients, alias, Math.max(0, deadline - Date.now()))) !== collection) {
+    if (Date.now() >= deadline) throw new Error(`alias ${alias} did not reach every node within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
 /** Points the alias at `collection` in one call: readers switch from one request to the next. */
-export async function swapAlias(client: Client, alias: string, collection: string, retry: RetryPolicy = WRITE_RETRY): Promise<string | null> {
-  const previous = await aliasTarget(client, alias);
+export async function swapAlias(client: Client, alias: string, collection: string, retry: RetryPolicy = WRITE_RETRY, nodeClients?: Client[]): Promise<string | null> {
+  const previous = nodeClients?.length ? await agreedAliasTarget(nodeClients, alias) : await aliasTarget(client, alias);
   try {
     await withRetry(retry, () => client.aliases().upsert(alias, { collection_name: collection }));
   } catch (error) {
@@ -74,8 +101,9 @@ export class SchemaVersionError extends Error {
  * a reader never creates anything and fails with a clear message instead. A collection of another
  * layout version is refused: it is replaced by a rebuild, never changed in place.
  */
-export async function resolveCollection(client: Client, alias: string, options: { create: boolean }): Promise<string> {
-  const target = await aliasTarget(client, alias);
+export async function resolveCollection(client: Client, alias: string, options: { create: boolean; nodeClients?: Client[] }): Promise<string> {
+  // A writer must not act on a lagging follower's answer; a reader only reads.
+  const target = options.create && options.nodeClients?.length ? await agreedAliasTarget(options.nodeClients, alias) : await aliasTarget(client, alias);
   if (target) {
     const version = versionOf(alias, target);
     if (version !== TYPESENSE_SCHEMA_VERSION) throw new SchemaVersionError(alias, target, version);
@@ -86,6 +114,9 @@ export async function resolveCollection(client: Client, alias: string, options: 
   }
   const name = versionedName(alias);
   if (!(await collectionExists(client, name))) await createCollection(client, name);
-  await swapAlias(client, alias, name);
+  await swapAlias(client, alias, name, WRITE_RETRY, options.nodeClients);
+  // The writer's next reads may go to any node: wait until every node has the alias (and so the
+  // collection, created before it in the log), or they would answer "Collection not found".
+  if (options.nodeClients?.length) await untilAliasEverywhere(options.nodeClients, alias, name);
   return name;
 }

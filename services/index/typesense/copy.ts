@@ -1,6 +1,6 @@
 import type { Client } from 'typesense';
 import { SqliteIndex } from '../sqlite/sqlite-index.ts';
-import { createCollection, dropCollection, swapAlias } from './collections.ts';
+import { createCollection, dropCollection, swapAlias, untilAliasEverywhere } from './collections.ts';
 import { importRecords } from './importer.ts';
 import { aliasRecord, metaRecord, toRecord, type TypesenseRecord } from './record.ts';
 import { rebuildStamp, versionedName } from './schema.ts';
@@ -8,6 +8,11 @@ import { rebuildStamp, versionedName } from './schema.ts';
 // `fundus index copy --from sqlite --to typesense`: moves an embedded index into a cluster. It
 // fills a fresh versioned collection and swaps the alias only when every record is in, so readers
 // keep answering from the old collection until then; the old collection is kept for a rollback.
+//
+// On a cluster typesense-js sends each request to the next node, and followers answer reads from
+// their own, possibly lagging, state (src/raft_server.cpp). So the count is taken from the import
+// answers (each line confirmed by the leader), and before the swap every node is asked until it
+// holds them all: a reader sent to any node after the swap finds the whole collection.
 
 export interface CopyOptions {
   client: Client;
@@ -18,6 +23,10 @@ export interface CopyOptions {
   dropPrevious?: boolean;
   now?: () => Date;
   onProgress?: (progress: { documents: number; aliases: number }) => void;
+  /** One client per node (see clientsPerNode); without them only the import answers are checked. */
+  nodeClients?: Client[];
+  /** How long the nodes may take to agree on the count (default 120 s). */
+  agreeTimeoutMs?: number;
 }
 
 export interface CopySummary {
@@ -35,13 +44,14 @@ async function importInBatches(
   convert: (row: never) => TypesenseRecord,
   batchSize: number,
   onBatch: (count: number) => void,
-): Promise<number> {
+): Promise<{ sent: number; confirmed: number }> {
   let batch: TypesenseRecord[] = [];
-  let total = 0;
+  let sent = 0;
+  let confirmed = 0;
   const send = async () => {
     if (!batch.length) return;
-    await importRecords(client, collection, batch, { batchSize });
-    total += batch.length;
+    confirmed += await importRecords(client, collection, batch, { batchSize });
+    sent += batch.length;
     onBatch(batch.length);
     batch = [];
   };
@@ -50,7 +60,30 @@ async function importInBatches(
     if (batch.length >= batchSize) await send();
   }
   await send();
-  return total;
+  return { sent, confirmed };
+}
+
+/** Waits until every node reports `expected` records in `collection` (lagging followers catch up). */
+export async function untilNodesHold(clients: Client[], collection: string, expected: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  const counts: (number | string)[] = clients.map(() => 'not asked');
+  for (;;) {
+    await Promise.all(
+      clients.map(async (client, i) => {
+        if (counts[i] === expected) return;
+        try {
+          counts[i] = (await client.collections(collection).retrieve()).num_documents;
+        } catch (error) {
+          counts[i] = error instanceof Error ? error.message : String(error);
+        }
+      }),
+    );
+    if (counts.every((count) => count === expected)) return;
+    if (Date.now() >= deadline) {
+      throw new Error(`the nodes do not all hold the ${expected} records of ${collection} after ${timeoutMs} ms (${counts.map((c, i) => `node ${i}: ${c}`).join(', ')})`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
 }
 
 export async function copySqliteToTypesense(options: CopyOptions): Promise<CopySummary> {
@@ -61,7 +94,7 @@ export async function copySqliteToTypesense(options: CopyOptions): Promise<CopyS
   const progress = { documents: 0, aliases: 0 };
   try {
     await createCollection(client, collection);
-    const { documents, aliases, last } = await index.snapshot(async (snapshot) => ({
+    const { documents: docs, aliases: aliasRows, last } = await index.snapshot(async (snapshot) => ({
       documents: await importInBatches(client, collection, snapshot.documents(), toRecord, batchSize, (count) => {
         progress.documents += count;
         options.onProgress?.(progress);
@@ -79,14 +112,23 @@ export async function copySqliteToTypesense(options: CopyOptions): Promise<CopyS
       ),
       last: snapshot.lastDocumentChange,
     }));
-    if (last) await importRecords(client, collection, [metaRecord(last)]);
+    const meta = last ? await importRecords(client, collection, [metaRecord(last)]) : 0;
 
+    const documents = docs.sent;
+    const aliases = aliasRows.sent;
     const expected = documents + aliases + (last ? 1 : 0);
-    const stored = (await client.collections(collection).retrieve()).num_documents;
-    if (stored !== expected) {
-      throw new Error(`copy into ${collection} holds ${stored} records, expected ${expected}: the alias ${alias} was left unchanged`);
+    const confirmed = docs.confirmed + aliasRows.confirmed + meta;
+    if (confirmed !== expected) {
+      throw new Error(`Typesense confirmed ${confirmed} of ${expected} records imported into ${collection}: the alias ${alias} was left unchanged`);
     }
-    const previous = await swapAlias(client, alias, collection);
+    try {
+      if (options.nodeClients?.length) await untilNodesHold(options.nodeClients, collection, expected, options.agreeTimeoutMs ?? 120_000);
+    } catch (error) {
+      throw new Error(`${error instanceof Error ? error.message : String(error)}: the alias ${alias} was left unchanged`);
+    }
+    const previous = await swapAlias(client, alias, collection, undefined, options.nodeClients);
+    // Done means done on every node: a reader sent anywhere now reads the new collection.
+    if (options.nodeClients?.length) await untilAliasEverywhere(options.nodeClients, alias, collection, options.agreeTimeoutMs ?? 120_000);
     const dropped = Boolean(options.dropPrevious && previous && previous !== collection);
     if (dropped) await dropCollection(client, previous!);
     return { collection, previous, dropped, documents, aliases };

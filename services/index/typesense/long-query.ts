@@ -27,7 +27,6 @@ export function candidateRequests(query: IndexQuery, collection: string, page: n
     exclude_fields: 'title_exact,all_exact,title_terms,host_keys',
     highlight_fields: 'none',
     highlight_full_fields: 'none',
-    enable_highlight_v1: false,
     page,
     per_page: PAGE,
   };

@@ -60,13 +60,16 @@ export function matchFilter(query: IndexQuery): string {
   return [...facetClauses(query), ...query.terms.map((term) => termClause(term))].join(' && ');
 }
 
-// Typesense's own relaxations would widen the match set beyond the German matching rules.
+// Typesense's own relaxations would widen the match set beyond the German matching rules. Per-field
+// parameters are strings in the API description (MultiSearchParameters: num_typos, prefix); the
+// server reads every search parameter as a string anyway (src/core_api.cpp). split_join_tokens is
+// not a multi_search parameter in the description, and is left out: it only runs when the query
+// finds nothing, and pass A's filter admits only documents holding every word of its query.
 const STRICT: SearchRequest = {
-  num_typos: 0,
+  num_typos: '0',
   typo_tokens_threshold: 0,
   drop_tokens_threshold: 0,
-  prefix: false,
-  split_join_tokens: 'off',
+  prefix: 'false',
   enable_synonyms: false,
   enable_typos_for_numerical_tokens: false,
   enable_typos_for_alpha_numerical_tokens: false,
@@ -76,14 +79,21 @@ const RESULT_FIELDS: SearchRequest = {
   exclude_fields: INDEX_ONLY_FIELDS.join(','),
   highlight_fields: 'none',
   highlight_full_fields: 'none',
-  enable_highlight_v1: false,
 };
 
-/** Ranking within the word-form hits: all terms in the title, then any term in the title. */
-export function titleTiers(terms: readonly QueryTerm[]): string {
+/**
+ * Pass B's rank: exact hits first, then word-form hits with all terms in the title, then with any
+ * term in the title, then the rest. Typesense allows ONE `_eval` per sort_by (src/collection.cpp:
+ * "Only one sorting eval expression is allowed.", 422), so the tiers are one weighted list
+ * `_eval([ (<filter>):<score>, ... ])` (src/collection_manager.cpp parse_multi_eval); a document
+ * scores the score of the first filter it matches, else 0 (src/index.cpp). Only the order of the
+ * word-form hits matters: B's exact hits are skipped (pass A ranks them).
+ */
+export function rankTiers(terms: readonly QueryTerm[]): string {
+  const exact = allExactClause(terms);
   const all = terms.map((term) => termClause(term, 'title_terms')).join(' && ');
   const any = anyOf('title_terms', terms.flatMap(termAlternatives));
-  return `_eval([ (${all}):2, (${any}):1 ])`;
+  return `_eval([ (${exact}):3, (${all}):2, (${any}):1 ])`;
 }
 
 export interface RelevancePlan {
@@ -128,7 +138,7 @@ export function planSearch(query: IndexQuery, collection: string): RelevancePlan
       collection,
       q: '*',
       filter_by: filter,
-      sort_by: `_eval(${exact}):desc,${titleTiers(query.terms)}:desc,age_ts:desc`,
+      sort_by: `${rankTiers(query.terms)}:desc,age_ts:desc`,
       ...page,
       ...RESULT_FIELDS,
     },

@@ -32,6 +32,20 @@ export interface TypesenseIndexOptions {
   /** A client with short timeouts for readiness probes (each node tried once); the main client otherwise. */
   healthClient?: Client;
   now?: () => Date;
+  /**
+   * Sent as search_cutoff_ms: the server stops a search after this long and answers with what it
+   * found (`search_cutoff: true`, reported as a `gte` total). Must stay below the client's request
+   * timeout, or the client gives up first and the node is marked unhealthy (default 2500 ms, half
+   * of the default 5 s timeout; open.ts derives it from the timeout).
+   */
+  searchCutoffMs?: number;
+  /**
+   * How long this process's own writes are read from memory rather than from the cluster (default
+   * 60 s): a follower may answer a read before it applied a write the leader acknowledged.
+   */
+  ownWritesMs?: number;
+  /** At most this many own writes are kept for that (default 2000; the oldest go first). */
+  ownWritesMax?: number;
 }
 
 interface Hit {
@@ -47,11 +61,69 @@ interface SearchResult {
   error?: string;
 }
 
-const STORED_ONLY = { exclude_fields: INDEX_ONLY_FIELDS.join(','), highlight_fields: 'none', highlight_full_fields: 'none', enable_highlight_v1: false };
+const STORED_ONLY = { exclude_fields: INDEX_ONLY_FIELDS.join(','), highlight_fields: 'none', highlight_full_fields: 'none' };
 const MAX_SOURCES = 100_000;
 
 /** Pending writes of the open batch: a record, or null for a deletion. */
 type Pending = Map<string, TypesenseRecord | null>;
+
+/**
+ * Writes this process made lately, kept so that it reads its own writes back on a cluster: typesense-js
+ * sends each request to the next node, and a follower answers from its own state, which may not
+ * hold a write yet (src/raft_server.cpp: followers apply the log after the leader commits).
+ */
+class OwnWrites {
+  private readonly entries = new Map<string, { record: TypesenseRecord | null; at: number }>();
+  private readonly ttlMs: number;
+  private readonly max: number;
+  constructor(ttlMs: number, max: number) {
+    this.ttlMs = ttlMs;
+    this.max = max;
+  }
+
+  note(id: string, record: TypesenseRecord | null): void {
+    this.entries.delete(id);
+    this.entries.set(id, { record, at: Date.now() });
+    while (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value!);
+  }
+
+  /** The live entries, oldest first; expired ones (at the front: notes are in time order) are dropped. */
+  live(): Map<string, { record: TypesenseRecord | null; at: number }> {
+    const cutoff = Date.now() - this.ttlMs;
+    for (const [id, entry] of this.entries) {
+      if (entry.at >= cutoff) break;
+      this.entries.delete(id);
+    }
+    return this.entries;
+  }
+}
+
+/** A read's view of this process's own writes: the open batch over the recent writes, without copying. */
+class Shadow {
+  private readonly pending: Pending | null;
+  private readonly own: Map<string, { record: TypesenseRecord | null }>;
+  constructor(pending: Pending | null, own: Map<string, { record: TypesenseRecord | null }>) {
+    this.pending = pending;
+    this.own = own;
+  }
+
+  get size(): number {
+    return (this.pending?.size ?? 0) + this.own.size;
+  }
+
+  has(id: string): boolean {
+    return Boolean(this.pending?.has(id)) || this.own.has(id);
+  }
+
+  get(id: string): TypesenseRecord | null | undefined {
+    return this.pending?.has(id) ? this.pending.get(id) : this.own.get(id)?.record;
+  }
+
+  *values(): Generator<TypesenseRecord | null> {
+    if (this.pending) yield* this.pending.values();
+    for (const [id, entry] of this.own) if (!this.pending?.has(id)) yield entry.record;
+  }
+}
 
 export class TypesenseIndex implements DocumentIndex {
   readonly collection: string;
@@ -60,16 +132,25 @@ export class TypesenseIndex implements DocumentIndex {
   private pending: Pending | null = null;
   private pendingLastChange: string | null = null;
   private knownLastChange: string | null = null;
+  private readonly ownWrites: OwnWrites;
 
   constructor(client: Client, options: TypesenseIndexOptions) {
     this.client = client;
     this.collection = options.collection;
     this.options = options;
+    this.ownWrites = new OwnWrites(options.ownWritesMs ?? 60_000, options.ownWritesMax ?? 2_000);
+  }
+
+  /** The writes a read must see over the cluster's answer: own recent writes, then the open batch. */
+  private shadow(): Shadow {
+    return new Shadow(this.pending, this.ownWrites.live());
   }
 
   private async multiSearch(requests: SearchRequest[], what: string): Promise<SearchResult[]> {
+    const cutoff = this.options.searchCutoffMs ?? 2_500;
     try {
-      const response = (await this.client.multiSearch.perform({ searches: requests } as never, {})) as unknown as { results: SearchResult[] };
+      const searches = requests.map((request) => ({ search_cutoff_ms: cutoff, ...request }));
+      const response = (await this.client.multiSearch.perform({ searches } as never, {})) as unknown as { results: SearchResult[] };
       for (const result of response.results) if (result.code !== undefined && result.error !== undefined) throw searchResultError(result);
       return response.results;
     } catch (error) {
@@ -126,6 +207,8 @@ export class TypesenseIndex implements DocumentIndex {
    */
   private total(query: IndexQuery, pageLength: number, hasMore: boolean, found: number, cutoff: boolean): Pick<IndexSearchResult, 'total' | 'totalRelation'> {
     const proven = pageLength ? query.offset + pageLength + (hasMore ? 1 : 0) : 0;
+    // A search the server cut short (search_cutoff_ms) proves only what it found.
+    if (cutoff) return { total: Math.max(found, proven), totalRelation: 'gte' };
     if (!hasMore && (pageLength > 0 || query.offset === 0)) return { total: query.offset + pageLength, totalRelation: 'eq' };
     if (query.countBudgetMs <= 0) return { total: proven, totalRelation: 'gte' };
     return { total: Math.max(found, proven), totalRelation: cutoff ? 'gte' : 'eq' };
@@ -137,17 +220,18 @@ export class TypesenseIndex implements DocumentIndex {
     return new Set((result.hits ?? []).map((hit) => String(hit.document.id)));
   }
 
-  /** Records by Typesense id, the open batch's pending writes taking precedence. */
+  /** Records by Typesense id, this process's own writes (the open batch, recent writes) taking precedence. */
   private async fetchRecords(ids: string[]): Promise<Map<string, Record<string, unknown>>> {
     const records = new Map<string, Record<string, unknown>>();
-    const remote = ids.filter((id) => !this.pending?.has(id));
+    const shadow = this.shadow();
+    const remote = ids.filter((id) => !shadow.has(id));
     if (remote.length) {
       const [result] = await this.multiSearch([this.request({ filter_by: anyOf('id', remote), offset: 0, limit: remote.length })], 'lookup');
       for (const hit of result.hits ?? []) records.set(String(hit.document.id), hit.document);
     }
     for (const id of ids) {
-      const pending = this.pending?.get(id);
-      if (pending) records.set(id, pending);
+      const own = shadow.get(id);
+      if (own) records.set(id, own);
     }
     return records;
   }
@@ -210,6 +294,7 @@ export class TypesenseIndex implements DocumentIndex {
     } catch (error) {
       throw translateError(error, { what: `writing ${String(record.id)} to ${this.collection}` });
     }
+    this.ownWrites.note(String(record.id), record);
   }
 
   private async write(records: TypesenseRecord[]): Promise<void> {
@@ -230,6 +315,7 @@ export class TypesenseIndex implements DocumentIndex {
     } catch (error) {
       throw translateError(error, { what: `deleting from ${this.collection}` });
     }
+    for (const id of ids) this.ownWrites.note(id, null);
   }
 
   async put(doc: StoredDocument): Promise<WriteOutcome> {
@@ -241,12 +327,12 @@ export class TypesenseIndex implements DocumentIndex {
     return isDocument ? 'updated' : 'added';
   }
 
-  /** Server candidates shadowed by pending writes, plus pending records that qualify. */
+  /** Server candidates shadowed by this process's own writes, plus own records that qualify. */
   private overlay(remote: Record<string, unknown>[], qualifies: (record: TypesenseRecord) => boolean): Record<string, unknown>[] {
-    if (!this.pending) return remote;
-    const pending = this.pending;
-    const kept = remote.filter((record) => !pending.has(String(record.id)));
-    for (const record of pending.values()) if (record && qualifies(record)) kept.push(record);
+    const shadow = this.shadow();
+    if (!shadow.size) return remote;
+    const kept = remote.filter((record) => !shadow.has(String(record.id)));
+    for (const record of shadow.values()) if (record && qualifies(record)) kept.push(record);
     return kept;
   }
 
@@ -331,7 +417,9 @@ export class TypesenseIndex implements DocumentIndex {
     this.pending = null;
     try {
       if (upserts.length) await importRecords(this.client, this.collection, upserts, { retry: this.options.retry, ...this.options.import });
+      for (const record of upserts) this.ownWrites.note(String(record.id), record);
       if (deletions.length) await deleteIds(this.client, this.collection, deletions, this.options.retry);
+      for (const id of deletions) this.ownWrites.note(id, null);
     } catch (error) {
       const detail = describeImportError(error);
       throw translateError(detail ? Object.assign(error as Error, { message: detail }) : error, { what: `batch write to ${this.collection}` });

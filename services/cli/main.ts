@@ -19,6 +19,7 @@ const USAGE = `fundus — read-only search and document index for stored web doc
   fundus keys create|list|revoke|set-limit --data DIR   manage project read keys
   fundus index copy --from sqlite --to typesense        move the embedded index into a Typesense cluster
   fundus index status [--collection web|fediverse]      where the Typesense alias points, how many records
+  fundus index search-key --to typesense               create the search-only Typesense key the replicas use
   fundus index optimize --data DIR                      merge the embedded index, rebuild its lists
   fundus demo                                           ingest samples/ and serve them (what npm start runs)
 

@@ -3,6 +3,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { analyzeWord } from '../../core/analysis/index.ts';
 import { makeSnippet } from '../../core/snippet.ts';
+import { STAGE_TIMINGS_ON, stageClock, takeStages } from '../../core/stage-timings.ts';
 import { SqliteIndex } from './sqlite-index.ts';
 import type { ReadRequest, ReadReply } from './read-pool.ts';
 
@@ -17,11 +18,14 @@ analyzeWord('Bundestagswahl'); // loads the compound lexicon now, not during the
 async function answer(request: ReadRequest): Promise<unknown> {
   switch (request.method) {
     case 'search': {
+      const clock = stageClock(); // null unless FUNDUS_STAGE_TIMINGS (benchmark only)
       const result = index.searchSync(request.query);
+      clock?.lap('worker.search');
       for (const hit of result.hits) {
         hit.snippet = makeSnippet(hit.document.text || hit.document.title, request.query.terms);
         if (hit.document.text.length > HIT_TEXT_LIMIT) hit.document.text = hit.document.text.slice(0, HIT_TEXT_LIMIT);
       }
+      clock?.lap('worker.snippets');
       return result;
     }
     case 'getDocument':
@@ -37,7 +41,9 @@ async function answer(request: ReadRequest): Promise<unknown> {
 
 port.on('message', async (request: ReadRequest) => {
   try {
-    port.postMessage({ requestId: request.requestId, ok: true, value: await answer(request) } satisfies ReadReply);
+    const value = await answer(request);
+    const stages = STAGE_TIMINGS_ON ? takeStages() : undefined;
+    port.postMessage({ requestId: request.requestId, ok: true, value, ...(stages ? { stages } : {}) } satisfies ReadReply);
   } catch (error) {
     port.postMessage({ requestId: request.requestId, ok: false, message: error instanceof Error ? error.message : String(error) } satisfies ReadReply);
   }

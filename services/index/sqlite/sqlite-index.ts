@@ -5,6 +5,7 @@ import { analyzeForIndex } from '../../core/analysis/index.ts';
 import type { StoredDocument } from '../../core/document.ts';
 import type { DocumentIndex, IndexHit, IndexQuery, IndexSearchResult, IndexStats, SourceCount, WriteOutcome } from '../../core/index-port.ts';
 import { LruCache } from '../../core/lru-cache.ts';
+import { stageClock } from '../../core/stage-timings.ts';
 import { fingerprintBits } from '../../core/text.ts';
 import { buildExactMatch, buildMatch, buildTitleMatch, facetsOf, phraseMatch, termMatch } from './fts-query.ts';
 import { Fts5FormatError } from './fts5-postings.ts';
@@ -222,6 +223,7 @@ export class SqliteIndex implements DocumentIndex {
 
   /** The documents of one page (ranked row ids, one more than the limit to tell `has_more`). */
   private hitsOf(query: IndexQuery, seqs: number[], lists: ListSearcher | null = null): { hits: IndexHit[]; hasMore: boolean } {
+    const clock = stageClock(); // null unless FUNDUS_STAGE_TIMINGS (benchmark only)
     // Read the few documents of the page only: sorting whole rows (with text) would cost more than ranking.
     const page = this.documentsBySeq(seqs.slice(0, query.limit));
     const exactSeqs = (lists && query.terms.length ? lists.exactMatches(query.terms, page.map((row) => row.seq)) : null) ?? this.exactMatches(query, page);
@@ -229,6 +231,7 @@ export class SqliteIndex implements DocumentIndex {
       document: toDocument(row),
       matchType: exactSeqs.has(row.seq) ? 'exact' : 'word_form',
     }));
+    clock?.lap('worker.fetch');
     return { hits, hasMore: seqs.length > query.limit };
   }
 

@@ -663,7 +663,7 @@ function resultOf(input: {
               indexBytes: xapianOut!.indexBytes,
               peakRssBytes: xapian.peakRss,
               quietBefore: xapianQuiet,
-              settings: 'German stemmer (query: STEM_ALL_Z, index: STEM_SOME), default AND, title wdf ×10, BM25 k1 1.2 b 0.75, filters as boolean terms and a value range, matches estimated (Xapian default)',
+              settings: 'German stemmer (query: STEM_ALL_Z, index: STEM_SOME, no positions), default AND, title wdf ×10, BM25 k1 1.2 b 0.75, filters as boolean terms and a value range, matches estimated (Xapian default)',
               ...summarize(xapianOut!.timings.flat()),
               throughput: Math.round(1000 / summarize(xapianOut!.timings.flat()).mean),
               meanOverlapAt10: meanOf(xapianCompared.map((q) => q.overlapWithXapian)),
@@ -764,7 +764,9 @@ function printSize(r: SizeResult): void {
   );
   const stages = r.stages.map((s, i) => ({ s, level: r.http[i]?.concurrency })).filter((x): x is { s: StageFigures; level: number } => x.s !== null);
   if (stages.length) {
-    console.log(`\nserver time per request by stage, µs (FUNDUS_STAGE_TIMINGS; CPU of the stage's thread, wall in brackets):\n`);
+    console.log(
+      `\nserver time per request by stage, µs (FUNDUS_STAGE_TIMINGS): CPU of the stage's thread (getrusage: on kernels that account by tick, a sample — right on average over many requests), wall time in brackets (on a quiet machine at c=1, the CPU time); "rest": thread CPU (/proc) less the stages:\n`,
+    );
     const labels = [...new Set(stages.flatMap(({ s }) => [...Object.keys(s.cpuMicros), ...Object.keys(s.wallMicros)]))];
     console.log(
       table(

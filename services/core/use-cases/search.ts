@@ -71,6 +71,7 @@ export async function searchDocuments(deps: SearchDeps, params: SearchParameters
   const query = toIndexQuery(params, { limit: params.limit, offset: params.offset, order: 'relevance' }, deps);
   clock?.lap('main.analysis');
   if (!query) return emptyResponse(params);
+  query.hitFieldsOnly = true; // toSearchHit below reads no text, content or hashes
   const result = await deps.index.search(query);
   clock?.lap('main.index_call');
   const response: SearchResponse = {

@@ -27,6 +27,8 @@ export interface SqliteIndexOptions {
   blockedFrom?: number;
   /** Bytes of posting lists a reader keeps decoded (default: list-search.ts). */
   listCacheBytes?: number;
+  /** From how many documents a list is looked up through its bit set and ranks (default: list-search.ts; tests lower it). */
+  rankedFrom?: number;
 }
 
 const RANK_ALL_UP_TO = 4000;
@@ -60,6 +62,7 @@ export class SqliteIndex implements DocumentIndex {
   private readonly rankAllUpTo: number;
   private readonly blockedFrom: number | undefined;
   private readonly listCacheBytes: number | undefined;
+  private readonly rankedFrom: number | undefined;
   private readonly readOnly: boolean;
   private readonly db: DatabaseSync;
   private readonly statements = new Map<string, StatementSync>();
@@ -69,6 +72,7 @@ export class SqliteIndex implements DocumentIndex {
     this.rankAllUpTo = options.rankAllUpTo ?? RANK_ALL_UP_TO;
     this.blockedFrom = options.blockedFrom;
     this.listCacheBytes = options.listCacheBytes;
+    this.rankedFrom = options.rankedFrom;
     this.readOnly = options.readOnly ?? false;
     if (options.file !== ':memory:' && !options.readOnly) mkdirSync(dirname(options.file), { recursive: true });
     if (options.readOnly) {
@@ -156,6 +160,7 @@ export class SqliteIndex implements DocumentIndex {
     this.scoreLists = new ListSearcher(opened, (side, token) => this.unlistedPhrase(side, token), {
       blockedFrom: this.blockedFrom,
       cacheBytes: this.listCacheBytes,
+      rankedFrom: this.rankedFrom,
     });
     return this.scoreLists;
   }

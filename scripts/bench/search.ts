@@ -248,6 +248,7 @@ const STAGES: [string, string][] = [
   ['index lookup', 'worker.search − worker.fetch'],
   ['document fetch', 'worker.fetch'],
   ['snippets', 'worker.snippets'],
+  ['hand-over: reply (worker posts the answer)', 'worker.message − worker.search − worker.snippets'],
   ['response', 'main.response'],
   ['serialisation', 'main.serialise'],
   ['logging', 'main.logging'],
@@ -260,9 +261,9 @@ function stageFigures(before: StageSnapshot | null, after: StageSnapshot | null,
   const cpu: Record<string, number> = {};
   const wall: Record<string, number> = {};
   for (const [label, source] of STAGES) {
-    const parts = source.split(' − ');
-    cpu[label] = round(delta(parts[0], 'cpuMicros') - (parts[1] ? delta(parts[1], 'cpuMicros') : 0));
-    wall[label] = round(delta(parts[0], 'wallMicros') - (parts[1] ? delta(parts[1], 'wallMicros') : 0));
+    const [first, ...less] = source.split(' − ');
+    cpu[label] = round(delta(first, 'cpuMicros') - less.reduce((sum, name) => sum + delta(name, 'cpuMicros'), 0));
+    wall[label] = round(delta(first, 'wallMicros') - less.reduce((sum, name) => sum + delta(name, 'wallMicros'), 0));
   }
   // Hand-over: the wait from the main thread's call to its answer, less the worker's own time
   // (queueing for a free worker, messages both ways, the main thread's event loop).
@@ -926,7 +927,7 @@ async function main(): Promise<void> {
       xapianThroughput: xapian?.throughput,
     };
   });
-  const svg = renderPlot(points, `${plotted[0]?.mix ?? ''} mix; ${info.text}; HTTP through fundus serve --role gateway, closed loop on 127.0.0.1`);
+  const svg = renderPlot(points, `${plotted[0]?.mix ?? ''} mix; ${info.text}; HTTP via fundus serve, closed loop on 127.0.0.1`);
   writeFileSync(join(OUT, 'search.svg'), svg);
   log(`wrote ${relative(ROOT, join(OUT, 'search.json'))}, ${relative(ROOT, join(OUT, 'search.svg'))} and search-<N>.json`);
   if (values.publish) {

@@ -74,10 +74,13 @@ async function answer(request: ReadRequest): Promise<unknown> {
 }
 
 port.on('message', async (request: ReadRequest) => {
+  // The whole handler, the reply's copy included (it lands in the next reply's stages).
+  const clock = stageClock();
   try {
     const value = await answer(request);
     const stages = STAGE_TIMINGS_ON ? takeStages() : undefined;
     port.postMessage({ requestId: request.requestId, ok: true, value, ...(stages ? { stages } : {}) } satisfies ReadReply);
+    clock?.lap('worker.message');
   } catch (error) {
     port.postMessage({ requestId: request.requestId, ok: false, message: error instanceof Error ? error.message : String(error) } satisfies ReadReply);
   }

@@ -766,13 +766,15 @@ function printSize(r: SizeResult): void {
   const stages = r.stages.map((s, i) => ({ s, level: r.http[i]?.concurrency })).filter((x): x is { s: StageFigures; level: number } => x.s !== null);
   if (stages.length) {
     console.log(
-      `\nserver time per request by stage, µs (FUNDUS_STAGE_TIMINGS): CPU of the stage's thread (getrusage: on kernels that account by tick, a sample — right on average over many requests), wall time in brackets (on a quiet machine at c=1, the CPU time); "rest": thread CPU (/proc) less the stages:\n`,
+      `\nserver time per request by stage, µs (FUNDUS_STAGE_TIMINGS): wall time of the stage, its thread's CPU time in brackets. ` +
+        `On a quiet machine at c=1 the two agree; where the kernel accounts CPU by tick and scales it later (this VM), a stage's CPU can exceed its wall time and is only right summed over a thread — ` +
+        `"rest" is the thread's CPU (/proc) less its stages' CPU:\n`,
     );
     const labels = [...new Set(stages.flatMap(({ s }) => [...Object.keys(s.cpuMicros), ...Object.keys(s.wallMicros)]))];
     console.log(
       table(
         ['stage', ...stages.map(({ level }) => `c=${level}`)],
-        labels.map((label) => [label, ...stages.map(({ s }) => `${s.cpuMicros[label] ?? '–'}${s.wallMicros[label] !== undefined ? ` (${s.wallMicros[label]})` : ''}`)]),
+        labels.map((label) => [label, ...stages.map(({ s }) => `${s.wallMicros[label] ?? '–'}${s.cpuMicros[label] !== undefined ? ` (${s.cpuMicros[label]})` : ''}`)]),
       ),
     );
   }

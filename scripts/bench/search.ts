@@ -1,8 +1,10 @@
 // Search benchmark: for each collection size N, builds (or reuses) a synthetic German collection
-// (make-corpus.ts), ingests it, starts `fundus serve --role gateway`, and runs the committed query
-// mix (queries.json) through real HTTP at concurrency 1, 8 and 64; then, on the same file and the
-// same queries, the floor (the service's FTS5 MATCH queries in-process with node:sqlite) and an
-// in-process JavaScript peer (MiniSearch). Prints tables, writes JSON and an SVG plot.
+// (make-corpus.ts), ingests it, starts `fundus serve --role gateway` (with FUNDUS_STAGE_TIMINGS, to
+// report the server's time per request by stage), and runs two query mixes — the committed one
+// (queries.json) and one sampled from the collection (sample-queries.ts) — through real HTTP at
+// concurrency 1, 8 and 64; then, on the same file and the same queries, the floor (the service's
+// FTS5 MATCH queries in-process with node:sqlite), an in-process JavaScript peer (MiniSearch) and
+// Xapian (lib/xapian-peer.py, python3-xapian). Prints tables, writes JSON and an SVG plot.
 //
 //   npm run build
 //   node_modules/.bin/node scripts/bench/search.ts --docs 10000,100000 [--out bench-out] [--reuse]
@@ -14,7 +16,8 @@
 // each measurement, wait up to S seconds, default 300, for other work on the machine to stop; the
 // CPU that other processes used during each measurement is reported either way), --ingest-only
 // (generate and ingest the collections, measure nothing else), --no-floor (one pass of the floor
-// only, for quick iterations; not for published figures).
+// only, for quick iterations; not for published figures), --mix fixed|sampled|both (default both),
+// --no-xapian. `--docs 0 --merge` only redraws the aggregate and the plot from --out.
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, release, totalmem } from 'node:os';

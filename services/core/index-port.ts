@@ -19,6 +19,12 @@ export interface IndexQuery {
   offset: number;
   /** Time budget for counting `total`; past it the count is a lower bound ("gte"). */
   countBudgetMs: number;
+  /**
+   * The caller shows only what a search hit has (`toSearchHit`) and the snippet: an index that
+   * answers on another thread may leave the record's other fields empty (text, content, hashes),
+   * so that less is copied between threads.
+   */
+  hitFieldsOnly?: boolean;
 }
 
 export interface IndexHit {

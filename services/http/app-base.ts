@@ -1,5 +1,6 @@
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { AppError } from '../core/errors.ts';
+import { stageClock } from '../core/stage-timings.ts';
 import type { RequestGuard } from '../access/guard.ts';
 import { registerErrorHandling } from './errors.ts';
 import { acceptRawBodies, BODY_LIMIT_BYTES } from './json-body.ts';
@@ -55,7 +56,9 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
     reply.header('referrer-policy', 'no-referrer');
   });
   app.addHook('onResponse', async (request, reply) => {
+    const clock = stageClock(); // null unless FUNDUS_STAGE_TIMINGS (benchmark only)
     request.log.info({ method: request.method, route: request.routeOptions.url ?? 'unmatched', status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+    clock?.lap('main.logging');
   });
   return app;
 }

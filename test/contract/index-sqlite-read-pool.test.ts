@@ -6,6 +6,7 @@ import { analyzeQuery } from '../../services/core/analysis/index.ts';
 import type { IndexQuery } from '../../services/core/index-port.ts';
 import { SqliteReadPool } from '../../services/index/sqlite/read-pool.ts';
 import { SqliteIndex } from '../../services/index/sqlite/sqlite-index.ts';
+import { searchDocuments, toSearchHit } from '../../services/core/use-cases/search.ts';
 import { CONTRACT_DOCS, makeDoc } from '../helpers/documents.ts';
 
 // The read pool serves the same answers as the in-process adapter, from worker threads.
@@ -34,6 +35,20 @@ describe('sqlite read pool (worker threads)', () => {
       expect([fromPool.total, fromPool.totalRelation, fromPool.hasMore]).toEqual([direct.total, direct.totalRelation, direct.hasMore]);
       for (const hit of fromPool.hits) expect(typeof hit.snippet).toBe('string');
     }
+  });
+
+  it('copies only what a search hit shows when the caller asks for no more (the API search), and the API answer is the same', async () => {
+    const q = query('Haus');
+    const [lean, direct] = await Promise.all([pool.search({ ...q, hitFieldsOnly: true }), writer.search(q)]);
+    expect(lean.hits.length).toBeGreaterThan(0);
+    for (const hit of lean.hits) expect([hit.document.text, hit.document.content, hit.document.contentHash]).toEqual(['', {}, '']);
+    const full = await pool.search(q);
+    expect(full.hits.every((hit) => hit.document.text.length > 0)).toBe(true);
+    expect(lean.hits.map((hit) => toSearchHit(hit, hit.snippet!))).toEqual(full.hits.map((hit) => toSearchHit(hit, hit.snippet!)));
+    expect(lean.hits.map((hit) => hit.document.id)).toEqual(direct.hits.map((hit) => hit.document.id));
+    // The use case asks for it, and answers as it does from the adapter on this thread.
+    const params = { q: 'Haus', limit: 10, offset: 0 } as Parameters<typeof searchDocuments>[1];
+    expect(await searchDocuments({ index: pool, countBudgetMs: 1000 }, params)).toEqual(await searchDocuments({ index: writer, countBudgetMs: 1000 }, params));
   });
 
   it('serves documents, sources and stats, and answers many requests at once', async () => {

@@ -9,14 +9,21 @@ export interface PlotPoint {
   p99: number;
   floorP50: number | null;
   throughput: Record<string, number>;
+  /** HTTP at concurrency 1. */
+  c1P50?: number;
+  c1P99?: number;
+  /** Xapian in-process on one thread, same queries (its throughput: 1 ÷ mean latency). */
+  xapianP50?: number;
+  xapianP99?: number;
+  xapianThroughput?: number;
 }
 
 const W = 900;
-const H = 460;
+const H = 500;
 const PANEL = { top: 72, bottom: 332, width: 340 };
 const LEFT_X = 80;
 const RIGHT_X = 520;
-const COLORS = { p50: '#1b6ca8', p95: '#e08a00', p99: '#c0392b', floor: '#555555', c1: '#7f8c8d', c8: '#1b6ca8', c64: '#8e44ad' };
+const COLORS = { p50: '#1b6ca8', p95: '#e08a00', p99: '#c0392b', floor: '#555555', c1: '#7f8c8d', c8: '#1b6ca8', c64: '#8e44ad', xapian: '#27ae60' };
 
 function esc(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
@@ -49,18 +56,18 @@ export function renderPlot(points: PlotPoint[], subtitle: string): string {
   const xMax = Math.max(1_000_000, ...sizes);
   const xOf = (left: number) => (docs: number) => left + ((Math.log10(docs) - Math.log10(xMin)) / (Math.log10(xMax) - Math.log10(xMin))) * PANEL.width;
 
-  const latencies = points.flatMap((p) => [p.p50, p.p95, p.p99, p.floorP50 ?? p.p50]).filter((v) => v > 0 && Number.isFinite(v));
+  const latencies = points.flatMap((p) => [p.p50, p.p95, p.p99, p.floorP50 ?? p.p50, p.c1P50 ?? p.p50, p.xapianP50 ?? p.p50, p.xapianP99 ?? p.p50]).filter((v) => v > 0 && Number.isFinite(v));
   const yLo = 10 ** Math.floor(Math.log10(Math.min(...latencies, 1)));
   const yHi = 10 ** Math.ceil(Math.log10(Math.max(...latencies, 100)));
   const yLat = (ms: number) => PANEL.bottom - ((Math.log10(Math.max(ms, yLo)) - Math.log10(yLo)) / (Math.log10(yHi) - Math.log10(yLo))) * (PANEL.bottom - PANEL.top);
-  const tMax = niceLinearMax(Math.max(...points.flatMap((p) => Object.values(p.throughput)), 1000));
+  const tMax = niceLinearMax(Math.max(...points.flatMap((p) => [...Object.values(p.throughput), 1.5 * (p.xapianThroughput ?? 0)]), 1000));
   const yThr = (rps: number) => PANEL.bottom - (rps / tMax) * (PANEL.bottom - PANEL.top);
 
   const out: string[] = [];
   out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="system-ui, sans-serif" font-size="12">`);
   out.push(`<rect width="${W}" height="${H}" fill="#ffffff"/>`);
   out.push(`<text x="${W / 2}" y="20" text-anchor="middle" font-size="15" font-weight="bold">Fundus POST /v1/search against collection size</text>`);
-  out.push(`<text x="${W / 2}" y="38" text-anchor="middle" fill="#555">${esc(subtitle)}</text>`);
+  out.push(`<text x="${W / 2}" y="38" text-anchor="middle" fill="#555" font-size="11">${esc(subtitle)}</text>`);
 
   const axes = (left: number, title: string, yTicks: { v: number; y: number; text: string }[]) => {
     const x = xOf(left);
@@ -110,15 +117,19 @@ export function renderPlot(points: PlotPoint[], subtitle: string): string {
   series(LEFT_X, points.map((p) => [p.docs, p.p95]), yLat, COLORS.p95);
   series(LEFT_X, points.map((p) => [p.docs, p.p99]), yLat, COLORS.p99);
   series(LEFT_X, points.map((p) => [p.docs, p.floorP50 ?? Number.NaN]), yLat, COLORS.floor, true);
-  targets(LEFT_X, [[100_000, 3], [1_000_000, 10]], yLat, COLORS.p50);
-  targets(LEFT_X, [[100_000, 30], [1_000_000, 100]], yLat, COLORS.p99);
+  series(LEFT_X, points.map((p) => [p.docs, p.c1P50 ?? Number.NaN]), yLat, COLORS.c1);
+  series(LEFT_X, points.map((p) => [p.docs, p.xapianP50 ?? Number.NaN]), yLat, COLORS.xapian, true);
+  series(LEFT_X, points.map((p) => [p.docs, p.xapianP99 ?? Number.NaN]), yLat, COLORS.p99, true);
+  targets(LEFT_X, [[1_000_000, 30]], yLat, COLORS.p99);
   legend(LEFT_X, [
-    ['p50', COLORS.p50, false],
-    ['p95', COLORS.p95, false],
-    ['p99', COLORS.p99, false],
-    ['FTS5 floor p50 (in-process, c=1)', COLORS.floor, true],
-    ['target p50', COLORS.p50, 'target'],
-    ['target p99', COLORS.p99, 'target'],
+    ['c=8 p50', COLORS.p50, false],
+    ['c=8 p95', COLORS.p95, false],
+    ['c=8 p99', COLORS.p99, false],
+    ['c=1 p50', COLORS.c1, false],
+    ['Xapian p50 (1 thread)', COLORS.xapian, true],
+    ['Xapian p99', COLORS.p99, true],
+    ['FTS5 floor p50', COLORS.floor, true],
+    ['target: c=8 p99 at 1M', COLORS.p99, 'target'],
   ]);
 
   const thrTicks = [0, 0.25, 0.5, 0.75, 1].map((f) => ({ v: f * tMax, y: yThr(f * tMax), text: String(Math.round(f * tMax)) }));
@@ -126,12 +137,14 @@ export function renderPlot(points: PlotPoint[], subtitle: string): string {
   for (const [c, color] of [['1', COLORS.c1], ['8', COLORS.c8], ['64', COLORS.c64]] as const) {
     series(RIGHT_X, points.map((p) => [p.docs, p.throughput[c] ?? Number.NaN]), yThr, color);
   }
-  targets(RIGHT_X, [[100_000, 1000], [1_000_000, 300]], yThr, COLORS.c8);
+  series(RIGHT_X, points.map((p) => [p.docs, p.xapianThroughput ?? Number.NaN]), yThr, COLORS.xapian, true);
+  targets(RIGHT_X, points.filter((p) => p.xapianThroughput).map((p) => [p.docs, 1.5 * p.xapianThroughput!]), yThr, COLORS.c8);
   legend(RIGHT_X, [
     ['concurrency 1', COLORS.c1, false],
     ['concurrency 8', COLORS.c8, false],
     ['concurrency 64', COLORS.c64, false],
-    ['target at concurrency 8', COLORS.c8, 'target'],
+    ['Xapian, one thread', COLORS.xapian, true],
+    ['target c=8: 1.5 × Xapian', COLORS.c8, 'target'],
   ]);
   out.push(`<text x="${W / 2}" y="${H - 8}" text-anchor="middle" fill="#777">${esc(`measured: ${points.map((p) => label(p.docs)).join(', ')} documents; made by scripts/bench/search.ts`)}</text>`);
   out.push('</svg>');

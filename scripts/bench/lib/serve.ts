@@ -1,6 +1,7 @@
 // `fundus serve --role gateway` as a child process of the benchmark: started on a free port,
 // timed from spawn to its first successful search answer (cold start), watched for peak RSS.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { runCommand, watchPeakRss } from './proc.ts';
 import { SearchClient, type SearchBody } from './http-load.ts';
@@ -30,13 +31,23 @@ export interface RunningServer {
   peakRss(): number;
   /** Highest RssAnon seen: the peak without mapped index pages. */
   peakAnonRss(): number;
+  /** The server's stage timing totals so far (FUNDUS_STAGE_TIMINGS), or null when not asked for. */
+  stages(): Promise<StageSnapshot | null>;
   stop(): Promise<number>;
 }
 
-export async function startServer(dataDir: string, key: string, firstQuery: SearchBody): Promise<RunningServer> {
+export interface StageSnapshot {
+  seq: number;
+  stages: Record<string, { count: number; cpuMicros: number; wallMicros: number }>;
+}
+
+export async function startServer(dataDir: string, key: string, firstQuery: SearchBody, options: { stageFile?: string } = {}): Promise<RunningServer> {
   const spawned = performance.now();
+  const { stageFile } = options;
+  if (stageFile) rmSync(stageFile, { force: true });
   const child: ChildProcess = spawn(process.execPath, [FUNDUS, 'serve', '--data', dataDir, '--role', 'gateway', '--port', '0'], {
     stdio: ['ignore', 'ignore', 'pipe'],
+    env: stageFile ? { ...process.env, FUNDUS_STAGE_TIMINGS: stageFile } : process.env,
   });
   const rss = watchPeakRss(child.pid!);
   let stderr = '';
@@ -83,6 +94,24 @@ export async function startServer(dataDir: string, key: string, firstQuery: Sear
     firstSearchMs,
     peakRss: () => rss.peek(),
     peakAnonRss: () => rss.peakAnon(),
+    async stages() {
+      if (!stageFile) return null;
+      const read = (): StageSnapshot | null => {
+        try {
+          return existsSync(stageFile) ? (JSON.parse(readFileSync(stageFile, 'utf8')) as StageSnapshot) : null;
+        } catch {
+          return null; // caught while being written: read again
+        }
+      };
+      const last = read()?.seq ?? 0;
+      child.kill('SIGUSR2'); // the server writes its totals (services/core/stage-timings.ts)
+      for (let i = 0; i < 500; i++) {
+        const now = read();
+        if (now && now.seq > last) return now;
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      return null;
+    },
     async stop() {
       const peak = rss.peek();
       child.kill('SIGTERM');

@@ -3,6 +3,7 @@ import type { StoredDocument } from '../document.ts';
 import type { DocumentIndex, IndexHit, IndexQuery } from '../index-port.ts';
 import type { SearchHit, SearchParameters, SearchResponse } from '../schemas/index.ts';
 import { makeSnippet } from '../snippet.ts';
+import { stageClock } from '../stage-timings.ts';
 import { normalizeSourceFilter } from '../urls.ts';
 
 export interface SearchDeps {
@@ -66,10 +67,14 @@ export function toIndexQuery(
 }
 
 export async function searchDocuments(deps: SearchDeps, params: SearchParameters): Promise<SearchResponse> {
+  const clock = stageClock(); // null unless FUNDUS_STAGE_TIMINGS (benchmark only)
   const query = toIndexQuery(params, { limit: params.limit, offset: params.offset, order: 'relevance' }, deps);
+  clock?.lap('main.analysis');
   if (!query) return emptyResponse(params);
+  query.hitFieldsOnly = true; // toSearchHit below reads no text, content or hashes
   const result = await deps.index.search(query);
-  return {
+  clock?.lap('main.index_call');
+  const response: SearchResponse = {
     results: result.hits.map((hit) => toSearchHit(hit, hit.snippet ?? makeSnippet(hit.document.text || hit.document.title, query.terms))),
     offset: params.offset,
     limit: params.limit,
@@ -78,4 +83,6 @@ export async function searchDocuments(deps: SearchDeps, params: SearchParameters
     total: result.total,
     total_relation: result.totalRelation,
   };
+  clock?.lap('main.response');
+  return response;
 }

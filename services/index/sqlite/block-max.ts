@@ -213,6 +213,8 @@ export function blockedTopK(
   wanted: number,
   lengthNorm: Float64Array,
   scratch: { score: Float64Array; matches: Int32Array; wordBits: Int32Array; keys: Float64Array; blockBits: number },
+  rescore: ((seqs: number[]) => void) | null = null,
+  nearTie = 2 ** -36,
 ): BlockedPage {
   const { score, matches, wordBits } = scratch;
   const wordsPerBlock = 1 << (scratch.blockBits - 5);
@@ -230,9 +232,13 @@ export function blockedTopK(
   const top = new TopK(Math.min(wanted, total), score);
   const halves = new Uint32Array(2);
   const unpack = { halves, key: new Float64Array(halves.buffer) };
+  let stopped = -1;
   for (let r = keys.length - 1; r >= 0; r--) {
     // A bound below the page's worst score ends the search; an equal one may still tie and win on row id.
-    if (top.full && keys[r] < top.floor) break;
+    if (top.full && keys[r] < top.floor) {
+      stopped = r;
+      break;
+    }
     const block = blockOf(keys[r], unpack);
     const firstWord = block * wordsPerBlock;
     const lastWord = Math.min(firstWord + wordsPerBlock, matches.length);
@@ -260,5 +266,22 @@ export function blockedTopK(
       for (let bits = matches[w]; bits !== 0; bits &= bits - 1) top.offer((w << 5) | (31 - Math.clz32(bits & -bits)));
     }
   }
-  return { best: top.sorted(), total };
+  if (!rescore || top.size === 0) return { best: top.sorted(), total };
+  // The words were summed in another order than FTS5's: every match scored so far that comes
+  // within a hair of the page's worst is scored again in FTS5's order (the nudged bounds
+  // guarantee that no unvisited block holds one), and the page is chosen from those.
+  const cut = top.floor * (1 - nearTie);
+  const near: number[] = [];
+  for (let r = keys.length - 1; r > stopped; r--) {
+    const block = blockOf(keys[r], unpack);
+    const lastWord = Math.min(block * wordsPerBlock + wordsPerBlock, matches.length);
+    for (let w = block * wordsPerBlock; w < lastWord; w++) {
+      for (let bits = matches[w]; bits !== 0; bits &= bits - 1) {
+        const seq = (w << 5) | (31 - Math.clz32(bits & -bits));
+        if (score[seq] >= cut) near.push(seq);
+      }
+    }
+  }
+  rescore(near);
+  return { best: near.sort((a, b) => (better(score, a, b) ? -1 : 1)).slice(0, wanted), total };
 }

@@ -3,6 +3,7 @@ import type { IndexQuery } from '../../core/index-port.ts';
 import { LruCache } from '../../core/lru-cache.ts';
 import { hostSuffixes } from '../../core/urls.ts';
 import { better, bitSetWords, blockBitsFor, blockCount, blockedTopK, blocksOf, listBlocksBytes, type BlockedWord, type ListBlocks } from './block-max.ts';
+import { indexOf, rankedBitsBytes, rankedBitsOf, type RankedBits } from './ranked-bits.ts';
 import { ageKey, normalizeTopic, phraseScore, postingListBytes, type FacetKind, type PhraseSide, type PostingList, type ScoreLists } from './score-lists.ts';
 
 // Ranks, filters and counts a query from the score lists (score-lists.ts). A query is an AND of
@@ -51,8 +52,10 @@ export class ListSearcher {
   private readonly cacheBytes: number;
   /** From this many documents of the rarest word on, a query takes the block-max path. */
   private readonly blockedFrom: number;
+  /** From this many documents on, a list is looked up through its bit set and ranks (ranked-bits.ts) rather than by binary search. */
+  private readonly rankedFrom: number;
 
-  constructor(lists: ScoreLists, unlisted: UnlistedPhrase, options: { blockedFrom?: number; cacheBytes?: number } = {}) {
+  constructor(lists: ScoreLists, unlisted: UnlistedPhrase, options: { blockedFrom?: number; cacheBytes?: number; rankedFrom?: number } = {}) {
     this.lists = lists;
     this.unlisted = unlisted;
     this.cacheBytes = options.cacheBytes ?? LIST_CACHE_BYTES;
@@ -63,6 +66,8 @@ export class ListSearcher {
     this.candidates = new Uint32Array(size);
     this.reached = new Uint32Array(size);
     this.blockedFrom = options.blockedFrom ?? Math.max(BLOCKED_MIN_DOCUMENTS, Math.round(size / 64));
+    // From one posting per 32 row ids on, a list's bit set and ranks weigh at most as much as the list.
+    this.rankedFrom = options.rankedFrom ?? Math.max(RANKED_MIN_DOCUMENTS, (size >>> 5) + 1);
   }
 
   /** The page of `query`, or null when this path does not take it (FTS5 answers instead). */
@@ -70,9 +75,13 @@ export class ListSearcher {
     this.releaseRetired();
     if (query.order !== 'relevance' || query.terms.length === 0 || query.terms.length > MAX_WORDS) return null;
     if (query.minAgeDate && !(this.lists.agesComparable && /^\d{4}-\d{2}-\d{2}$/.test(query.minAgeDate))) return null;
-    const words = query.terms.map(phrasesOf);
-    if (words.some((phrases) => phrases.some((phrase) => !SINGLE_TOKEN.test(phrase.token)))) return null;
-    words.sort((a, b) => this.estimate(a) - this.estimate(b));
+    const inQueryOrder = query.terms.map(phrasesOf);
+    if (inQueryOrder.some((phrases) => phrases.some((phrase) => !SINGLE_TOKEN.test(phrase.token)))) return null;
+    const words = [...inQueryOrder].sort((a, b) => this.estimate(a) - this.estimate(b));
+    // Scores are summed rarest word first; FTS5 sums its phrases in the query's order. The sums
+    // can then differ in their last bits, and near-ties at the page's edges are scored again in
+    // FTS5's order (`rescore`).
+    const rescore = words.some((word, i) => word !== inQueryOrder[i]) ? (seqs: number[]) => this.rescore(inQueryOrder, seqs) : null;
 
     const passes = this.filterOf(query);
     const firstWord = this.estimate(words[0]);
@@ -82,13 +91,13 @@ export class ListSearcher {
     let total: number;
     if (firstWord >= this.blockedFrom && (!facet || facet.size >= this.blockedFrom) && wanted <= BLOCKED_MAX_WANTED) {
       // Many matches for a page near the top: block-max top-k, the total from bit sets.
-      const page = this.blocked(words, passes ? this.filterBits(query, passes, facet) : null, wanted);
+      const page = this.blocked(words, passes ? this.filterBits(query, passes, facet) : null, wanted, rescore);
       seqs = page.best.slice(query.offset);
       total = page.total;
     } else {
       const start = facet && passes && facet.size * FACET_START_RATIO <= firstWord ? startFrom(facet.parts, passes) : null;
       total = this.intersect(words, passes, start);
-      seqs = selectWindow(this.candidates, total, query.offset, wanted, this.score);
+      seqs = rescore ? this.rescoredWindow(total, query.offset, wanted, rescore) : selectWindow(this.candidates, total, query.offset, wanted, this.score);
     }
     return { seqs, total };
   }
@@ -161,6 +170,20 @@ export class ListSearcher {
               out[reached++] = seq;
             }
           }
+        } else if (seqs.length >= this.rankedFrom && count * RANKED_PROBE_RATIO < seqs.length) {
+          // A long list and fewer candidates: look each one up in the list's bit set, whose rank
+          // directory gives its index (ranked-bits.ts) — three reads instead of a binary search.
+          const ranked = this.rankedBitsOf(phrase, list);
+          for (let c = 0; c < count; c++) {
+            const seq = previous[c];
+            const i = indexOf(ranked, seq);
+            if (i < 0) continue;
+            if (mark[seq] === before) {
+              mark[seq] = after;
+              out[reached++] = seq;
+            }
+            score[seq] += fixed ? fixed[i] : phraseScore(idf, frequencies[i], norm[seq]);
+          }
         } else if (count * PROBE_RATIO < seqs.length) {
           // Far fewer candidates than documents in the list: look each one up.
           for (let c = 0; c < count; c++) {
@@ -217,7 +240,9 @@ export class ListSearcher {
     for (const list of this.retired) {
       const blocks = this.listBlocks.get(list);
       this.listBlocks.delete(list);
-      for (const array of [list.seqs, list.frequencies, list.scores, blocks?.maxima, blocks?.starts, blocks?.bits, blocks?.scores]) {
+      const ranked = this.listRanks.get(list);
+      this.listRanks.delete(list);
+      for (const array of [list.seqs, list.frequencies, list.scores, blocks?.maxima, blocks?.starts, blocks?.bits, blocks?.scores, ranked?.bits, ranked?.ranks]) {
         const buffer = array?.buffer as ArrayBuffer | undefined;
         if (buffer && !buffer.detached) buffer.transfer(0);
       }
@@ -273,7 +298,37 @@ export class ListSearcher {
   private scratch: Parameters<typeof blockedTopK>[4] | null = null;
   private readonly listBlocks = new WeakMap<PostingList, ListBlocks>();
 
-  private blocked(words: Phrase[][], filter: Int32Array | null, wanted: number) {
+  /**
+   * The window [from, to) of the candidates in FTS5's exact order: the candidates that could rank
+   * above `to` — down to a hair below the `to`-th best sum — are scored again in FTS5's order.
+   */
+  private rescoredWindow(count: number, from: number, to: number, rescore: (seqs: number[]) => void): number[] {
+    const { candidates, score } = this;
+    const top = selectWindow(candidates, count, 0, to, score);
+    if (top.length === 0) return [];
+    const cut = score[top[top.length - 1]] * (1 - NEAR_TIE);
+    const near: number[] = [];
+    for (let c = 0; c < count; c++) if (score[candidates[c]] >= cut) near.push(candidates[c]);
+    rescore(near);
+    return near.sort((a, b) => (better(score, a, b) ? -1 : 1)).slice(from, to);
+  }
+
+  /** Scores `seqs` (documents that match every word) as FTS5 does: phrase by phrase in the query's order. */
+  private rescore(inQueryOrder: Phrase[][], seqs: number[]): void {
+    const { score } = this;
+    const norm = this.lists.lengthNorm;
+    const lists = inQueryOrder.flatMap((phrases) => phrases.map((phrase) => this.listOf(phrase)));
+    for (const seq of seqs) {
+      let sum = 0;
+      for (const list of lists) {
+        const i = search(list.seqs, seq);
+        if (i >= 0) sum += list.scores ? list.scores[i] : phraseScore(list.idf ?? 0, list.frequencies![i], norm[seq]);
+      }
+      score[seq] = sum;
+    }
+  }
+
+  private blocked(words: Phrase[][], filter: Int32Array | null, wanted: number, rescore: ((seqs: number[]) => void) | null) {
     const { maxSeq, lengthNorm } = this.lists;
     this.scratch ??= {
       score: this.score,
@@ -286,7 +341,20 @@ export class ListSearcher {
       const lists = phrases.map((phrase) => this.listOf(phrase));
       return { lists, blocks: lists.map((list, i) => this.blocksOf(phrases[i], list)) };
     });
-    return blockedTopK(blockedWords, filter, wanted, lengthNorm, this.scratch);
+    return blockedTopK(blockedWords, filter, wanted, lengthNorm, this.scratch, rescore, NEAR_TIE);
+  }
+
+  private readonly listRanks = new WeakMap<PostingList, RankedBits>();
+
+  /** A long list's bit set and rank directory, made on its first lookup and kept (and weighed) while the list is cached. */
+  private rankedBitsOf(phrase: Phrase, list: PostingList): RankedBits {
+    let ranked = this.listRanks.get(list);
+    if (!ranked) {
+      ranked = rankedBitsOf(list.seqs, this.lists.maxSeq);
+      this.listRanks.set(list, ranked);
+      if (this.cache.peek(keyOf(phrase)) === list) this.cache.addCost(keyOf(phrase), rankedBitsBytes(ranked));
+    }
+    return ranked;
   }
 
   /** A list's block maxima and bit set, made on its first blocked query and kept while the list is cached. */
@@ -347,8 +415,17 @@ const EMPTY_FREQUENCIES = new Uint16Array(0);
 const BLOCKED_MIN_DOCUMENTS = 4096;
 /** Deeper pages are selected from all matches: block bounds prune little when thousands of rows must be kept. */
 const BLOCKED_MAX_WANTED = 2048;
+/**
+ * Sums of the same positive terms in another order differ by far less than this share (a query
+ * has at most 30 words of a few phrases each): documents this close to the page's edge are
+ * scored again in FTS5's order.
+ */
+export const NEAR_TIE = 2 ** -36;
 /** A list is looked up by binary search rather than walked when it is this many times longer than the candidates. */
 const PROBE_RATIO = 24;
+/** A lookup in a bit set with ranks costs a few reads: worth it rather than a walk from this ratio on. */
+const RANKED_PROBE_RATIO = 4;
+const RANKED_MIN_DOCUMENTS = 1024;
 /** A filter starts the candidates when its documents are at most this share of the first word's. */
 const FACET_START_RATIO = 4;
 

@@ -2,6 +2,7 @@ import { Worker } from 'node:worker_threads';
 import type { StoredDocument } from '../../core/document.ts';
 import { AppError } from '../../core/errors.ts';
 import type { DocumentIndex, IndexQuery, IndexSearchResult, IndexStats, SourceCount, WriteOutcome } from '../../core/index-port.ts';
+import { mergeStages, stageClock, type StageTotals } from '../../core/stage-timings.ts';
 import { siblingUrl } from './sibling.ts';
 import { SqliteIndex } from './sqlite-index.ts';
 
@@ -13,7 +14,8 @@ type ReadCall = { method: 'search'; query: IndexQuery } | { method: 'getDocument
 
 export type ReadRequest = ReadCall & { requestId: number };
 
-export type ReadReply = { requestId: number; ok: true; value: unknown } | { requestId: number; ok: false; message: string };
+/** `stages`: the worker's stage timings since its last answer, only with FUNDUS_STAGE_TIMINGS. */
+export type ReadReply = ({ requestId: number; ok: true; value: unknown } | { requestId: number; ok: false; message: string }) & { stages?: StageTotals };
 
 interface Pending {
   resolve(value: unknown): void;
@@ -38,6 +40,7 @@ export class SqliteReadPool implements DocumentIndex {
       const slot = { worker, busy: 0 };
       worker.on('message', (reply: ReadReply) => {
         slot.busy--;
+        if (reply.stages) mergeStages(reply.stages);
         const pending = this.pending.get(reply.requestId);
         this.pending.delete(reply.requestId);
         if (!pending) return;
@@ -70,7 +73,9 @@ export class SqliteReadPool implements DocumentIndex {
     slot.busy++;
     return new Promise<T>((resolve, reject) => {
       this.pending.set(requestId, { resolve: resolve as (value: unknown) => void, reject });
+      const clock = stageClock(); // null unless FUNDUS_STAGE_TIMINGS (benchmark only)
       slot.worker.postMessage({ ...body, requestId });
+      clock?.lap('main.post_message');
     });
   }
 

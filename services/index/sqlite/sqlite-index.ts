@@ -5,6 +5,7 @@ import { analyzeForIndex } from '../../core/analysis/index.ts';
 import type { StoredDocument } from '../../core/document.ts';
 import type { DocumentIndex, IndexHit, IndexQuery, IndexSearchResult, IndexStats, SourceCount, WriteOutcome } from '../../core/index-port.ts';
 import { LruCache } from '../../core/lru-cache.ts';
+import { stageClock } from '../../core/stage-timings.ts';
 import { fingerprintBits } from '../../core/text.ts';
 import { buildExactMatch, buildMatch, buildTitleMatch, facetsOf, phraseMatch, termMatch } from './fts-query.ts';
 import { Fts5FormatError } from './fts5-postings.ts';
@@ -27,6 +28,8 @@ export interface SqliteIndexOptions {
   blockedFrom?: number;
   /** Bytes of posting lists a reader keeps decoded (default: list-search.ts). */
   listCacheBytes?: number;
+  /** From how many documents a list is looked up through its bit set and ranks (default: list-search.ts; tests lower it). */
+  rankedFrom?: number;
 }
 
 /** A reader opened before the index can be read: nothing ingested yet, or a writer holds the lock. */
@@ -65,6 +68,7 @@ export class SqliteIndex implements DocumentIndex {
   private readonly rankAllUpTo: number;
   private readonly blockedFrom: number | undefined;
   private readonly listCacheBytes: number | undefined;
+  private readonly rankedFrom: number | undefined;
   private readonly readOnly: boolean;
   private readonly db: DatabaseSync;
   private readonly statements = new Map<string, StatementSync>();
@@ -74,6 +78,7 @@ export class SqliteIndex implements DocumentIndex {
     this.rankAllUpTo = options.rankAllUpTo ?? RANK_ALL_UP_TO;
     this.blockedFrom = options.blockedFrom;
     this.listCacheBytes = options.listCacheBytes;
+    this.rankedFrom = options.rankedFrom;
     this.readOnly = options.readOnly ?? false;
     if (options.file !== ':memory:' && !options.readOnly) mkdirSync(dirname(options.file), { recursive: true });
     // A reader never writes, not even the empty layout: before the first ingestion there is nothing
@@ -171,6 +176,7 @@ export class SqliteIndex implements DocumentIndex {
     this.scoreLists = new ListSearcher(opened, (side, token) => this.unlistedPhrase(side, token), {
       blockedFrom: this.blockedFrom,
       cacheBytes: this.listCacheBytes,
+      rankedFrom: this.rankedFrom,
     });
     return this.scoreLists;
   }
@@ -238,6 +244,7 @@ export class SqliteIndex implements DocumentIndex {
 
   /** The documents of one page (ranked row ids, one more than the limit to tell `has_more`). */
   private hitsOf(query: IndexQuery, seqs: number[], lists: ListSearcher | null = null): { hits: IndexHit[]; hasMore: boolean } {
+    const clock = stageClock(); // null unless FUNDUS_STAGE_TIMINGS (benchmark only)
     // Read the few documents of the page only: sorting whole rows (with text) would cost more than ranking.
     const page = this.documentsBySeq(seqs.slice(0, query.limit));
     const exactSeqs = (lists && query.terms.length ? lists.exactMatches(query.terms, page.map((row) => row.seq)) : null) ?? this.exactMatches(query, page);
@@ -245,6 +252,7 @@ export class SqliteIndex implements DocumentIndex {
       document: toDocument(row),
       matchType: exactSeqs.has(row.seq) ? 'exact' : 'word_form',
     }));
+    clock?.lap('worker.fetch');
     return { hits, hasMore: seqs.length > query.limit };
   }
 

@@ -447,3 +447,84 @@ for (const overlay of ['k8s/overlays/dev', 'k8s/overlays/prod']) {
     });
   });
 }
+
+/** The model class of a Kubernetes object from the npm package kubernetes-models (its JSON schemas validate). */
+async function modelOf(object: Json): Promise<(new (data: Json) => { validate(): void }) | undefined> {
+  const module = (await import(`kubernetes-models/${object.apiVersion}`)) as Record<string, new (data: Json) => { validate(): void }>;
+  return module[object.kind];
+}
+
+describe(`every rendered overlay validates against the Kubernetes schemas (kubernetes-models; ${HAVE_KUBECTL ? 'kubectl kustomize' : 'kubectl NOT installed: SKIPPED'})`, () => {
+  if (!HAVE_KUBECTL) console.warn('\n*** deploy-files: kubectl is not installed: the overlays are not rendered, their schema check is SKIPPED ***\n');
+  for (const overlay of ['k8s/overlays/dev', 'k8s/overlays/prod', 'k8s/overlays/embedded']) {
+    it.skipIf(!HAVE_KUBECTL)(overlay, async () => {
+      const objects = render(overlay);
+      expect(objects.length).toBeGreaterThan(20);
+      for (const object of objects) {
+        const Model = await modelOf(object);
+        expect(Model, `${object.apiVersion} ${object.kind}: no schema`).toBeDefined();
+        expect(() => new Model!(object).validate(), `${object.kind}/${object.metadata.name}`).not.toThrow();
+      }
+    });
+  }
+
+  it.skipIf(!HAVE_KUBECTL)('catches an invalid object (the check can fail)', async () => {
+    const deployment = render('k8s/overlays/dev').find((o) => o.kind === 'Deployment')!;
+    const broken = structuredClone(deployment);
+    broken.spec.template.spec.containers[0].ports[0].containerPort = 'eighty';
+    const Model = (await modelOf(broken))!;
+    expect(() => new Model(broken).validate()).toThrow(/containerPort/);
+  });
+});
+
+describe.skipIf(!HAVE_KUBECTL)('k8s/overlays/embedded: the SQLite index on a shared volume, no Typesense', () => {
+  const objects = HAVE_KUBECTL ? render('k8s/overlays/embedded') : [];
+  const named = (kind: string, name: string) => objects.find((o) => o.kind === kind && o.metadata.name === name);
+
+  it('has no Typesense objects and reads FUNDUS_INDEX=sqlite', () => {
+    expect(objects.filter((o) => o.metadata.name.startsWith('typesense') && o.kind !== 'ConfigMap')).toEqual([]);
+    const config = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('fundus-config'))!.data;
+    expect(config.FUNDUS_INDEX).toBe('sqlite');
+    expect(() => loadConfig({}, { ...config, REDIS_URL: 'redis://:p@redis:6379/0', FUNDUS_ROLES: 'gateway' })).not.toThrow();
+  });
+
+  it('mounts index-data at /data in every reader and in the ingest job, which only ingests', () => {
+    expect(named('PersistentVolumeClaim', 'index-data')!.spec.accessModes).toEqual(['ReadWriteMany']);
+    for (const name of ['gateway', 'search-web', 'admin']) {
+      const spec = named('Deployment', name)!.spec.template.spec;
+      expect(spec.volumes.find((v: Json) => v.name === 'data'), name).toEqual({ name: 'data', persistentVolumeClaim: { claimName: 'index-data' } });
+      expect(spec.containers[0].volumeMounts).toContainEqual({ name: 'data', mountPath: '/data' });
+    }
+    const job = named('CronJob', 'ingest')!.spec.jobTemplate.spec.template.spec;
+    expect(job.volumes.find((v: Json) => v.name === 'data').persistentVolumeClaim.claimName).toBe('index-data');
+    expect([...job.containers[0].command, ...job.containers[0].args]).toEqual(['node', 'bin/fundus.js', 'ingest', '--data', '/data', '--quiet', '/input']);
+  });
+});
+
+describe.skipIf(!HAVE_KUBECTL)('Typesense keys on Kubernetes: the admin key only where it is needed', () => {
+  const objects = HAVE_KUBECTL ? render('k8s/overlays/prod') : [];
+  const keyOf = (spec: Json, container = 0) => spec.containers[container].env.find((e: Json) => e.name === 'TYPESENSE_API_KEY')?.valueFrom.secretKeyRef.key;
+
+  it('readers get the search-only key; the search-key Job and ingest the admin key', () => {
+    for (const name of ['gateway', 'search-web', 'admin']) {
+      expect(keyOf(objects.find((o) => o.kind === 'Deployment' && o.metadata.name === name)!.spec.template.spec), name).toBe('TYPESENSE_SEARCH_KEY');
+    }
+    const job = objects.find((o) => o.kind === 'Job' && o.metadata.name === 'typesense-search-key')!.spec.template.spec;
+    expect(job.containers[0].args).toEqual(['index', 'search-key', '--to', 'typesense']);
+    expect(keyOf(job)).toBe('TYPESENSE_API_KEY');
+    expect(job.containers[0].env.find((e: Json) => e.name === 'TYPESENSE_SEARCH_KEY').valueFrom.secretKeyRef.key).toBe('TYPESENSE_SEARCH_KEY');
+    expect(keyOf(objects.find((o) => o.kind === 'CronJob')!.spec.jobTemplate.spec.template.spec)).toBe('TYPESENSE_API_KEY');
+  });
+
+  it('drains before a stop: grace period above the preStop pause + drain + shutdown', () => {
+    const config = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('fundus-config'))!.data;
+    for (const name of ['gateway', 'search-web']) {
+      const spec = objects.find((o) => o.kind === 'Deployment' && o.metadata.name === name)!.spec.template.spec;
+      const pause = Number(spec.containers[0].lifecycle.preStop.exec.command[1]) * 1000;
+      const readiness = spec.containers[0].readinessProbe;
+      // Out of the endpoints after at most periodSeconds × failureThreshold of failed readiness.
+      expect(Number(config.FUNDUS_DRAIN_MS)).toBeGreaterThan(readiness.periodSeconds * readiness.failureThreshold * 1000);
+      expect(spec.terminationGracePeriodSeconds * 1000).toBeGreaterThan(pause + Number(config.FUNDUS_DRAIN_MS) + Number(config.FUNDUS_SHUTDOWN_TIMEOUT_MS));
+    }
+  });
+});

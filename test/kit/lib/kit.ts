@@ -28,9 +28,11 @@ export interface KitOptions {
 export class ComposeKit {
   readonly dir: string;
   readonly env: Record<string, string>;
+  readonly options: KitOptions;
   private origin: Origin | null = null;
 
-  constructor(readonly options: KitOptions) {
+  constructor(options: KitOptions) {
+    this.options = options;
     this.dir = mkdtempSync(join(tmpdir(), `${options.project}-`));
     for (const file of ['docker-compose.yml', 'docker-compose.typesense.yml']) copyFileSync(resolve(ROOT, file), join(this.dir, file));
     for (const folder of ['proxy', 'infra', 'samples']) symlinkSync(resolve(ROOT, folder), join(this.dir, folder));

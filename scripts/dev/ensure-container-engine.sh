@@ -12,7 +12,7 @@ BASE_IMAGE=${FUNDUS_BASE_IMAGE:-localhost/debian:bookworm}
 SOCKET=${PODMAN_SOCKET:-/run/podman/podman.sock}
 say() { echo "ensure-container-engine: $*" >&2; }
 
-packages=(podman runc netavark aardvark-dns podman-compose debootstrap iptables)
+packages=(podman runc netavark aardvark-dns podman-compose debootstrap iptables catatonit)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed' || missing+=("$package")

@@ -73,6 +73,8 @@ describe('the image (infra/Dockerfile, .dockerignore)', () => {
 
   it('installs production dependencies only, and an optional extra CA for npm, the system bundle and Node', () => {
     expect(dockerfile).toMatch(/npm ci --omit=dev/);
+    // Both npm ci stages take package.json without its scripts, by content: editing a script reinstalls nothing.
+    expect(dockerfile.match(/^COPY --from=manifest \/src\/package\.json \/src\/package-lock\.json \.\/$/gm)?.length).toBe(2);
     expect(dockerfile).toMatch(/RUN --mount=type=secret,id=extra_ca/);
     expect(dockerfile).toMatch(/export NODE_EXTRA_CA_CERTS=\/etc\/fundus\/extra-ca\.pem/);
     expect(dockerfile).toMatch(/\/usr\/local\/share\/ca-certificates\/fundus-extra-ca\.crt/);

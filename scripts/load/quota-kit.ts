@@ -53,7 +53,7 @@ async function main(): Promise<void> {
       }
       await sleep(5000); // Caddy's health checks (3 s) see the set of replicas
       console.log(`\n== ${running} gateway replica(s) through ${target} ==`);
-      console.log(await quota(['--target', target, '--ca', ca, '--key', key, '--anonymous', String(values.anonymous), '--public', String(values.public), '--seconds', String(seconds)]));
+      console.log(await quota(['--target', target, '--ca', ca, '--key', key, '--key-limit', '5/s', '--anonymous', String(values.anonymous), '--public', String(values.public), '--seconds', String(seconds)]));
       // A fresh public window (60/min, counted from its first request) for the next run.
       if (running < 3) await sleep(Math.max(0, 62_000 - seconds * 1000));
     }

@@ -8,7 +8,7 @@
 // Without --target it starts its own redis-server (Debian package) and the replicas in this
 // process. --memory gives every replica in-process budgets instead, to show how the anonymous
 // quota multiplies without a shared limiter (spec 8 rule 3). With --target it drives running
-// gateways (loopback only); keyed clients then need --key, one per client.
+// gateways (loopback only); keyed clients then need --key, one per client (--key-limit: their limit, for the table).
 //
 // The kit's HTTPS origin (README "Deploy"): --target https://localhost:PORT --ca ROOT.crt, where
 // ROOT.crt is Caddy's local root certificate (the only CA trusted; never "insecure"), and
@@ -166,7 +166,7 @@ async function main(): Promise<void> {
   hardStop.unref();
 
   const deployment: Deployment = targets.length
-    ? { urls: targets, keys: (values.key ?? []).map((key) => ({ id: key.slice(0, 11), key, limit: '?' })), anonymousLimit: '1/1s', close: async () => {} }
+    ? { urls: targets, keys: (values.key ?? []).map((key) => ({ id: key.slice(0, 11), key, limit: values['key-limit'] })), anonymousLimit: '1/1s', close: async () => {} }
     : await startDeployment();
   const mode = targets.length ? `${targets.length} target(s)` : `${replicaCount} in-process replica(s) ${values.memory ? 'with in-process budgets (no Redis)' : 'on one redis-server'}`;
   console.log(`quota load test: ${mode}, ${seconds} s, ${anonymousClients} anonymous + ${publicClients} public + ${deployment.keys.length} keyed clients (key limit ${values['key-limit']})`);

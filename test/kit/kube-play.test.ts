@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,11 +24,9 @@ import { httpsOrigin, type Origin } from './lib/origin.ts';
 // - images: the ones built from this tree; Caddy's name: localhost with its local CA (no ACME).
 
 const engine = detectEngine();
-const kubectl = (() => {
-  const probe = sh('kubectl', ['version', '--client']);
-  return probe;
-})();
-if (!engine.ok) console.warn(`\n*** kit kube play SKIPPED: ${engine.reason} ***\n`);
+const kubectl = spawnSync('kubectl', ['version', '--client'], { encoding: 'utf8' });
+const reason = !engine.ok ? engine.reason : kubectl.error || kubectl.status !== 0 ? 'kubectl is not installed (it renders the overlays: kubectl kustomize)' : '';
+if (reason) console.warn(`\n*** kit kube play SKIPPED: ${reason} ***\n`);
 
 type Json = Record<string, any>;
 const RUN = `fundus-kube-${process.pid}-${randomBytes(3).toString('hex')}`;
@@ -86,10 +85,8 @@ async function createSecret(): Promise<void> {
   await must('podman', ['secret', 'create', SECRET, file]);
 }
 
-describe.skipIf(!engine.ok)('the Kubernetes manifests with podman kube play: gateway, search-web and Caddy to ready, a search through Caddy', () => {
+describe.skipIf(Boolean(reason))('the Kubernetes manifests with podman kube play: gateway, search-web and Caddy to ready, a search through Caddy', () => {
   beforeAll(async () => {
-    const version = await kubectl;
-    if (version.code !== 0) throw new Error('kubectl is needed to render the overlays (kubectl kustomize)');
     await buildImages();
     dir = mkdtempSync(join(tmpdir(), 'fundus-kube-'));
     httpsPort = await freePort();

@@ -1,8 +1,11 @@
 // Container health check (Dockerfile HEALTHCHECK): is every role this process serves alive?
-// Roles and ports come from the same environment variables `fundus serve` reads (FUNDUS_ROLES,
-// FUNDUS_PORT, FUNDUS_WEB_PORT, FUNDUS_ADMIN_PORT). Liveness only: any HTTP answer below 500 from
-// /healthz counts; readiness (/readyz) is for the proxy and the orchestrator to decide on.
-const roles = (process.env.FUNDUS_ROLES || 'gateway,web,admin').split(',').map((r) => r.trim()).filter(Boolean);
+// Roles, ports and the admin token come from the same environment variables `fundus serve` reads
+// (FUNDUS_ROLES, FUNDUS_PORT, FUNDUS_WEB_PORT, FUNDUS_ADMIN_PORT, FUNDUS_ADMIN_TOKEN): without an
+// explicit role list, serve runs the admin panel only when a token is set, and so is it checked.
+// Liveness only: any HTTP answer below 500 from /healthz counts; readiness (/readyz) is for the
+// proxy and the orchestrator to decide on.
+const explicit = (process.env.FUNDUS_ROLES || '').split(',').map((r) => r.trim()).filter(Boolean);
+const roles = explicit.length > 0 ? explicit : ['gateway', 'web', ...(process.env.FUNDUS_ADMIN_TOKEN ? ['admin'] : [])];
 const ports = {
   gateway: process.env.FUNDUS_PORT || '8082',
   web: process.env.FUNDUS_WEB_PORT || '8080',

@@ -3,14 +3,19 @@
 // and the 429 rate. Bounded in time and loopback only.
 //
 //   node_modules/.bin/node scripts/load/quota.ts [--seconds 10] [--replicas 2] [--anonymous 16]
-//       [--keyed 4] [--key-limit 5/s] [--memory] [--target URL --key KEY ...]
+//       [--keyed 4] [--key-limit 5/s] [--memory] [--target URL --key KEY ... [--ca FILE] [--public N]]
 //
 // Without --target it starts its own redis-server (Debian package) and the replicas in this
 // process. --memory gives every replica in-process budgets instead, to show how the anonymous
 // quota multiplies without a shared limiter (spec 8 rule 3). With --target it drives running
-// gateways (loopback only); keyed clients then need --key, one per client.
+// gateways (loopback only); keyed clients then need --key, one per client (--key-limit: their limit, for the table).
+//
+// The kit's HTTPS origin (README "Deploy"): --target https://localhost:PORT --ca ROOT.crt, where
+// ROOT.crt is Caddy's local root certificate (the only CA trusted; never "insecure"), and
+// --public N adds N clients of the public budget (GET /api/options, served by the front ends).
 
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { Agent, request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -34,6 +39,8 @@ const { values } = parseArgs({
     memory: { type: 'boolean', default: false },
     target: { type: 'string', multiple: true },
     key: { type: 'string', multiple: true },
+    ca: { type: 'string' },
+    public: { type: 'string', default: '0' },
   },
 });
 
@@ -48,6 +55,27 @@ for (const target of targets) {
   }
 }
 const keyedClients = targets.length ? (values.key ?? []).length : Math.max(0, Number(values.keyed));
+const publicClients = targets.length ? Math.max(0, Number(values.public)) : 0;
+const httpsAgent = values.ca ? new Agent({ ca: readFileSync(values.ca, 'utf8'), keepAlive: true, maxSockets: 256 }) : null;
+
+/** GET url: the status code. With --ca, over HTTPS trusting that CA only (fetch cannot be given a CA). */
+async function get(url: string, headers: Record<string, string>): Promise<number> {
+  if (!httpsAgent) {
+    const response = await fetch(url, { headers, signal: AbortSignal.timeout(5000) });
+    await response.arrayBuffer();
+    return response.status;
+  }
+  return new Promise((resolve, reject) => {
+    const request = httpsRequest(url, { agent: httpsAgent, headers, timeout: 5000 }, (response) => {
+      response.resume();
+      response.on('end', () => resolve(response.statusCode ?? 0));
+      response.on('error', reject);
+    });
+    request.on('timeout', () => request.destroy(new Error('timeout')));
+    request.on('error', reject);
+    request.end();
+  });
+}
 
 interface Counts {
   admitted: number;
@@ -95,14 +123,13 @@ async function startDeployment(): Promise<Deployment> {
 
 const latencies: number[] = [];
 
-async function client(url: string, headers: Record<string, string>, counts: Counts, end: number): Promise<void> {
+async function client(url: string, headers: Record<string, string>, counts: Counts, end: number, path = '/v1/stats'): Promise<void> {
   while (Date.now() < end) {
     const started = performance.now();
     try {
-      const response = await fetch(`${url}/v1/stats`, { headers, signal: AbortSignal.timeout(5000) });
-      await response.arrayBuffer();
-      if (response.status === 200) counts.admitted += 1;
-      else if (response.status === 429) counts.refused += 1;
+      const status = await get(`${url}${path}`, headers);
+      if (status === 200) counts.admitted += 1;
+      else if (status === 429) counts.refused += 1;
       else counts.other += 1;
     } catch {
       counts.other += 1;
@@ -139,16 +166,18 @@ async function main(): Promise<void> {
   hardStop.unref();
 
   const deployment: Deployment = targets.length
-    ? { urls: targets, keys: (values.key ?? []).map((key) => ({ id: key.slice(0, 11), key, limit: '?' })), anonymousLimit: '1/1s', close: async () => {} }
+    ? { urls: targets, keys: (values.key ?? []).map((key) => ({ id: key.slice(0, 11), key, limit: values['key-limit'] })), anonymousLimit: '1/1s', close: async () => {} }
     : await startDeployment();
   const mode = targets.length ? `${targets.length} target(s)` : `${replicaCount} in-process replica(s) ${values.memory ? 'with in-process budgets (no Redis)' : 'on one redis-server'}`;
-  console.log(`quota load test: ${mode}, ${seconds} s, ${anonymousClients} anonymous + ${deployment.keys.length} keyed clients (key limit ${values['key-limit']})`);
+  console.log(`quota load test: ${mode}, ${seconds} s, ${anonymousClients} anonymous + ${publicClients} public + ${deployment.keys.length} keyed clients (key limit ${values['key-limit']})`);
 
   const anonymousPerReplica = deployment.urls.map(() => ({ admitted: 0, refused: 0, other: 0 }));
   const keyed = deployment.keys.map(() => ({ admitted: 0, refused: 0, other: 0 }));
+  const publicCounts: Counts = { admitted: 0, refused: 0, other: 0 };
   const started = Date.now();
   const end = started + seconds * 1000;
   await Promise.all([
+    ...Array.from({ length: publicClients }, (_, i) => client(deployment.urls[i % deployment.urls.length], {}, publicCounts, end, '/api/options')),
     ...Array.from({ length: anonymousClients }, (_, i) => client(deployment.urls[i % deployment.urls.length], {}, anonymousPerReplica[i % deployment.urls.length], end)),
     ...deployment.keys.map((k, i) => client(deployment.urls[i % deployment.urls.length], { authorization: `Bearer ${k.key}` }, keyed[i], end)),
   ]);
@@ -161,14 +190,16 @@ async function main(): Promise<void> {
   const anonymous = sum(anonymousPerReplica);
   console.log(row(['anonymous (all)', allowedPerSecond(deployment.anonymousLimit, elapsed), rate(anonymous.admitted), rate(anonymous.admitted + anonymous.refused + anonymous.other), refusedShare(anonymous)]));
   anonymousPerReplica.forEach((c, i) => console.log(row([`  via replica ${i + 1}`, '', rate(c.admitted), rate(c.admitted + c.refused + c.other), refusedShare(c)])));
+  if (publicClients) console.log(row(['public (/api/*)', allowedPerSecond('60/min', elapsed), rate(publicCounts.admitted), rate(publicCounts.admitted + publicCounts.refused + publicCounts.other), refusedShare(publicCounts)]));
   deployment.keys.forEach((k, i) => console.log(row([`key ${k.id}`, allowedPerSecond(k.limit, elapsed), rate(keyed[i].admitted), rate(keyed[i].admitted + keyed[i].refused + keyed[i].other), refusedShare(keyed[i])])));
-  const total = sum([anonymous, ...keyed]);
+  const total = sum([anonymous, publicCounts, ...keyed]);
   const sorted = latencies.sort((a, b) => a - b);
   console.log(
     `all: ${rate(total.admitted + total.refused + total.other)} requests/s, 429 rate ${refusedShare(total)}, other answers ${total.other}, ` +
       `latency p50 ${percentile(sorted, 50).toFixed(1)} ms, p99 ${percentile(sorted, 99).toFixed(1)} ms, max ${percentile(sorted, 100).toFixed(1)} ms`,
   );
   await deployment.close();
+  httpsAgent?.destroy();
 }
 
 main().catch((error) => {

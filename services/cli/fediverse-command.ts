@@ -3,12 +3,14 @@ import type { ApplySummary } from '../ingest/fediverse/apply.ts';
 import { DEFAULT_FETCH, fetchTimeline } from '../ingest/fediverse/fetch-timeline.ts';
 import { ingestFediverseFiles } from '../ingest/fediverse/files.ts';
 import { fediverseIndexFile } from '../ingest/fediverse/paths.ts';
+import { parseNetwork } from '../ingest/sources/address-guard.ts';
 import { SqliteIndex } from '../index/sqlite/sqlite-index.ts';
 import { loadConfig } from './config.ts';
 import { UsageError } from './usage.ts';
 
 export const FEDIVERSE_USAGE = `fundus fediverse ingest --data DIR FILE...
 fundus fediverse fetch --data DIR --instance HOST [--max N] [--delay-ms N] [--max-seconds N]
+                       [--allow-private] [--allow-net CIDR]...
 
 Fills the fediverse index (DIR/fediverse.sqlite) that the public search page searches.
 
@@ -21,6 +23,10 @@ Fills the fediverse index (DIR/fediverse.sqlite) that the public search page sea
     --delay-ms N      pause before every request (default ${DEFAULT_FETCH.delayMs})
     --max-seconds N   stop after N seconds, waits included (default ${DEFAULT_FETCH.timeLimitMs / 1000})
     --base-url URL    talk to another address than https://HOST (for tests and mirrors)
+    --allow-private   also connect to loopback, private, link-local and other non-public
+                      addresses; default: public addresses only, checked after DNS resolution
+                      on every request and redirect (as fundus crawl does)
+    --allow-net CIDR  allow one non-public network only, e.g. 10.1.0.0/16 (repeatable)
 
 Only public posts go in; accounts with indexable: false, discoverable: false, noindex or a
 #nobot bio are skipped. A post is removed only on an explicit signal: a Delete activity, a
@@ -76,6 +82,8 @@ async function fetchInstance(argv: string[]): Promise<number> {
       'delay-ms': { type: 'string' },
       'max-seconds': { type: 'string' },
       'base-url': { type: 'string' },
+      'allow-private': { type: 'boolean', default: false },
+      'allow-net': { type: 'string', multiple: true },
       help: { type: 'boolean', default: false },
     },
   });
@@ -93,11 +101,21 @@ async function fetchInstance(argv: string[]): Promise<number> {
       throw new UsageError(`--base-url: must be an http(s) URL, got "${values['base-url']}"`);
     }
   }
+  const allowedNetworks = (values['allow-net'] ?? []).map((cidr) => {
+    try {
+      parseNetwork(cidr);
+    } catch (error) {
+      throw new UsageError(`--allow-net: ${(error as Error).message}`);
+    }
+    return cidr.trim();
+  });
   const index = new SqliteIndex({ file: fediverseIndexFile(loadConfig({ data: values.data }).dataDir) });
   try {
     const summary = await fetchTimeline(index, {
       instance,
       baseUrl,
+      allowPrivate: values['allow-private'],
+      allowedNetworks,
       maxPosts: positiveInt('max', values.max, DEFAULT_FETCH.maxPosts),
       delayMs: positiveInt('delay-ms', values['delay-ms'], DEFAULT_FETCH.delayMs),
       timeLimitMs: positiveInt('max-seconds', values['max-seconds'], DEFAULT_FETCH.timeLimitMs / 1000) * 1000,
@@ -105,9 +123,9 @@ async function fetchInstance(argv: string[]): Promise<number> {
     });
     console.log(
       `${instance}: ${summary.seen} posts read in ${summary.requests} requests (${summary.pages} pages, ${summary.rechecked} looked up again); ` +
-        `${formatApplied(summary)}; stopped: ${summary.stopped}${summary.httpStatus ? ` (HTTP ${summary.httpStatus})` : ''}`,
+        `${formatApplied(summary)}; stopped: ${summary.stopped}${summary.httpStatus ? ` (HTTP ${summary.httpStatus})` : ''}${summary.refused ? ` (${summary.refused})` : ''}`,
     );
-    return summary.stopped === 'http_error' || summary.stopped === 'network_error' ? 1 : 0;
+    return ['http_error', 'network_error', 'address_refused'].includes(summary.stopped) ? 1 : 0;
   } finally {
     await index.optimize();
     await index.close();

@@ -16,6 +16,8 @@ import { mastodonStatus, NOW } from '../helpers/search-web.ts';
 // private post, and on a second run a deleted post (404), an edited post and an account that opted out.
 
 const INSTANCE = 'social.example';
+// The mock instance listens on loopback, which the fetch client refuses unless the operator opts in.
+const LOCAL = { allowedNetworks: ['127.0.0.1/32'] };
 
 interface Mock {
   /** Newest first, as the timeline returns them. */
@@ -116,7 +118,7 @@ describe('fediverse fetch', () => {
   it('pages the public local timeline politely, waits out a 429 and skips opted-out and private posts', async () => {
     mock.throttleOnce.set(String(200_000 - 39), '2');
     const { waits, sleep } = recorder();
-    const summary = await fetchTimeline(index, { instance: INSTANCE, baseUrl, delayMs: 250, sleep, now: () => NOW });
+    const summary = await fetchTimeline(index, { instance: INSTANCE, baseUrl, ...LOCAL, delayMs: 250, sleep, now: () => NOW });
 
     expect(summary).toMatchObject({ stopped: 'end', pages: 3, seen: 95, added: 92, removed: 0 });
     expect(summary.skipped).toMatchObject({ opted_out: 2, not_public: 1 });
@@ -137,7 +139,7 @@ describe('fediverse fetch', () => {
 
   it('on a later run removes a deleted post (404), updates an edited one and drops an author who opted out', async () => {
     const { sleep } = recorder();
-    await fetchTimeline(index, { instance: INSTANCE, baseUrl, delayMs: 0, sleep, now: () => NOW });
+    await fetchTimeline(index, { instance: INSTANCE, baseUrl, ...LOCAL, delayMs: 0, sleep, now: () => NOW });
     const [deleted, edited, kept, optingOut] = [mock.timeline[30], mock.timeline[31], mock.timeline[60], mock.timeline[61]];
 
     mock.timeline = mock.timeline.filter((s) => s !== deleted && s !== kept);
@@ -147,7 +149,7 @@ describe('fediverse fetch', () => {
     optingOut.account = { ...(optingOut.account as object), indexable: false };
     mock.requests = [];
 
-    const summary = await fetchTimeline(index, { instance: INSTANCE, baseUrl, delayMs: 0, sleep, now: () => NOW });
+    const summary = await fetchTimeline(index, { instance: INSTANCE, baseUrl, ...LOCAL, delayMs: 0, sleep, now: () => NOW });
     expect(summary).toMatchObject({ stopped: 'end', seen: 93, updated: 1, removed: 2, added: 0, rechecked: 2 });
     expect(await index.getDocument(idOf(deleted))).toBeNull();
     expect(await index.getDocument(idOf(optingOut))).toBeNull();
@@ -158,7 +160,7 @@ describe('fediverse fetch', () => {
   });
 
   it('stops at the post limit', async () => {
-    const summary = await fetchTimeline(index, { instance: INSTANCE, baseUrl, maxPosts: 50, delayMs: 0, sleep: recorder().sleep });
+    const summary = await fetchTimeline(index, { instance: INSTANCE, baseUrl, ...LOCAL, maxPosts: 50, delayMs: 0, sleep: recorder().sleep });
     expect(summary).toMatchObject({ stopped: 'max_posts', seen: 50, requests: 2 });
     expect((await index.stats()).documents).toBe(48);
   });
@@ -166,7 +168,7 @@ describe('fediverse fetch', () => {
   it('gives up instead of waiting past its time limit', async () => {
     mock.throttleOnce.set('first', '3600');
     const { waits, sleep } = recorder();
-    const summary = await fetchTimeline(index, { instance: INSTANCE, baseUrl, timeLimitMs: 60_000, delayMs: 0, sleep });
+    const summary = await fetchTimeline(index, { instance: INSTANCE, baseUrl, ...LOCAL, timeLimitMs: 60_000, delayMs: 0, sleep });
     expect(summary).toMatchObject({ stopped: 'rate_limited', httpStatus: 429, requests: 1, seen: 0 });
     expect(waits.every((ms) => ms < 60_000)).toBe(true);
   });
@@ -187,7 +189,7 @@ describe('fundus fediverse (CLI)', () => {
     const errors = vi.spyOn(console, 'error').mockImplementation(() => {});
     try {
       const data = mkdtempSync(join(tmpdir(), 'fundus-fetch-cli-'));
-      const code = await runFediverseCommand(['fetch', '--data', data, '--instance', INSTANCE, '--base-url', baseUrl, '--delay-ms', '0', '--max', '60']);
+      const code = await runFediverseCommand(['fetch', '--data', data, '--instance', INSTANCE, '--base-url', baseUrl, '--allow-net', '127.0.0.1/32', '--delay-ms', '0', '--max', '60']);
       expect(code).toBe(0);
       expect(output.mock.calls.flat().join('\n')).toMatch(/social\.example: 60 posts read .*stopped: max_posts/);
       const stored = new SqliteIndex({ file: join(data, 'fediverse.sqlite'), readOnly: true });
@@ -195,6 +197,7 @@ describe('fundus fediverse (CLI)', () => {
       await stored.close();
       expect(await runFediverseCommand(['fetch', '--data', data, '--instance', 'not a host'])).toBe(2);
       expect(await runFediverseCommand(['fetch', '--instance', INSTANCE])).toBe(2);
+      expect(await runFediverseCommand(['fetch', '--data', data, '--instance', INSTANCE, '--allow-net', 'intranet'])).toBe(2);
       expect(await runFediverseCommand(['ingest', '--data', data])).toBe(2);
       expect(await runFediverseCommand(['frobnicate'])).toBe(2);
       rmSync(data, { recursive: true, force: true });

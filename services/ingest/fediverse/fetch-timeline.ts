@@ -18,7 +18,7 @@ export const PAGE_SIZE = 40;
 export interface FetchTimelineOptions extends Partial<Omit<PoliteClientOptions, 'userAgent'>> {
   /** Instance host name, e.g. "social.example". */
   instance: string;
-  /** Where its API is; default https://<instance>. Tests pass http://127.0.0.1:PORT. */
+  /** Where its API is; default https://<instance>. Tests pass http://127.0.0.1:PORT (with allowedNetworks). */
   baseUrl?: string;
   maxPosts?: number;
   /** At most this many missing posts are looked up per run. */
@@ -36,6 +36,8 @@ export interface FetchSummary extends ApplySummary {
   waitedMs: number;
   stopped: StopReason;
   httpStatus: number | null;
+  /** Why an address was refused (stopped: 'address_refused'), else null. */
+  refused: string | null;
 }
 
 export const DEFAULT_USER_AGENT = 'Fundus/0.1 (read-only search of public posts; honours indexable, discoverable, noindex and #nobot)';
@@ -65,8 +67,6 @@ function statusIdOf(status: unknown): string | null {
 export async function fetchTimeline(index: DocumentIndex, options: FetchTimelineOptions): Promise<FetchSummary> {
   const base = new URL(options.baseUrl ?? `https://${options.instance}`);
   const origin = base.origin;
-  const now = options.now ?? (() => new Date());
-  const maxPosts = options.maxPosts ?? DEFAULT_FETCH.maxPosts;
   const client = new PoliteClient({
     delayMs: options.delayMs ?? DEFAULT_FETCH.delayMs,
     timeLimitMs: options.timeLimitMs ?? DEFAULT_FETCH.timeLimitMs,
@@ -74,13 +74,26 @@ export async function fetchTimeline(index: DocumentIndex, options: FetchTimeline
     fetch: options.fetch,
     sleep: options.sleep,
     clock: options.clock,
+    allowPrivate: options.allowPrivate,
+    allowedNetworks: options.allowedNetworks,
   });
+  try {
+    return await readInstance(index, options, client, origin);
+  } finally {
+    await client.close();
+  }
+}
+
+async function readInstance(index: DocumentIndex, options: FetchTimelineOptions, client: PoliteClient, origin: string): Promise<FetchSummary> {
+  const now = options.now ?? (() => new Date());
+  const maxPosts = options.maxPosts ?? DEFAULT_FETCH.maxPosts;
   const applied = emptySummary();
   const seen = new Set<string>();
   let window = null as { oldest: number; newest: number } | null;
   let pages = 0;
   let stopped: StopReason = 'end';
   let httpStatus: number | null = null;
+  let refused: string | null = null;
   let url: string | null = new URL(`/api/v1/timelines/public?local=true&limit=${PAGE_SIZE}`, origin).href;
 
   while (url) {
@@ -88,6 +101,7 @@ export async function fetchTimeline(index: DocumentIndex, options: FetchTimeline
     if (!result.ok) {
       stopped = result.stop;
       httpStatus = result.status;
+      refused = result.reason ?? null;
       break;
     }
     const statuses = Array.isArray(result.body) ? result.body : [];
@@ -123,12 +137,13 @@ export async function fetchTimeline(index: DocumentIndex, options: FetchTimeline
       } else if (result.ok) {
         addSummaries(applied, await applyVerdicts(index, [statusVerdict(result.body, { instance: options.instance })], now()));
       } else if (result.stop !== 'http_error') {
-        break; // time limit or rate limit: leave the rest for the next run
+        if (result.stop === 'address_refused') [stopped, refused] = [result.stop, result.reason ?? null];
+        break; // time limit, rate limit or a refused address: leave the rest for the next run
       }
       rechecked++;
     }
   }
-  return { ...applied, requests: client.requests, pages, seen: seen.size, rechecked, waitedMs: client.waitedMs, stopped, httpStatus };
+  return { ...applied, requests: client.requests, pages, seen: seen.size, rechecked, waitedMs: client.waitedMs, stopped, httpStatus, refused };
 }
 
 const SCAN_PAGE = 100;

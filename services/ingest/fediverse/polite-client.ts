@@ -1,10 +1,15 @@
 // A polite HTTP client for one instance's public API: a pause before every request, 429 answered by
 // waiting the Retry-After (or the X-RateLimit-Reset Mastodon sends), a few retries on 5xx and network
 // errors, and a hard time limit for the whole run. Waiting is injected so tests can record it.
+// Requests go only to public addresses unless the policy allows more (guarded-fetch.ts); an
+// injected fetch (tests) replaces that guard along with the network.
 
-export type StopReason = 'end' | 'max_posts' | 'time_limit' | 'rate_limited' | 'http_error' | 'network_error';
+import { ADDRESS_REFUSED, type AddressPolicy } from '../sources/address-guard.ts';
+import { guardedFetch } from './guarded-fetch.ts';
 
-export interface PoliteClientOptions {
+export type StopReason = 'end' | 'max_posts' | 'time_limit' | 'rate_limited' | 'http_error' | 'network_error' | 'address_refused';
+
+export interface PoliteClientOptions extends AddressPolicy {
   delayMs: number;
   timeLimitMs: number;
   userAgent: string;
@@ -15,7 +20,8 @@ export interface PoliteClientOptions {
   requestTimeoutMs?: number;
 }
 
-export type GetResult = { ok: true; status: number; headers: Headers; body: unknown } | { ok: false; status: number | null; stop: StopReason };
+/** reason: why an address was refused (stop 'address_refused'). */
+export type GetResult = { ok: true; status: number; headers: Headers; body: unknown } | { ok: false; status: number | null; stop: StopReason; reason?: string };
 
 const RETRIES = 2;
 const DEFAULT_RETRY_AFTER_S = 30;
@@ -31,12 +37,15 @@ export function retryAfterMs(value: string | null, nowMs: number): number {
 export class PoliteClient {
   requests = 0;
   waitedMs = 0;
-  private readonly options: Required<Omit<PoliteClientOptions, 'fetch'>> & { fetch: typeof fetch };
+  private readonly options: Required<Omit<PoliteClientOptions, 'fetch' | keyof AddressPolicy>> & { fetch: typeof fetch };
   private readonly deadline: number;
+  private readonly closeAgent: () => Promise<void>;
 
   constructor(options: PoliteClientOptions) {
+    const guarded = options.fetch ? null : guardedFetch({ allowPrivate: options.allowPrivate, allowedNetworks: options.allowedNetworks });
+    this.closeAgent = guarded?.close ?? (async () => {});
     this.options = {
-      fetch: options.fetch ?? fetch,
+      fetch: options.fetch ?? guarded!.fetch,
       sleep: options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
       clock: options.clock ?? (() => performance.now()),
       requestTimeoutMs: options.requestTimeoutMs ?? 30_000,
@@ -68,7 +77,11 @@ export class PoliteClient {
           headers: { accept: 'application/json', 'user-agent': this.options.userAgent },
           signal: AbortSignal.timeout(this.options.requestTimeoutMs),
         });
-      } catch {
+      } catch (error) {
+        if ((error as { code?: string }).code === ADDRESS_REFUSED) {
+          this.requests += ((error as { sent?: number }).sent ?? 0) - 1; // only the hops that went out count
+          return { ok: false, status: null, stop: 'address_refused', reason: (error as Error).message };
+        }
         if (++failures > RETRIES) return { ok: false, status: null, stop: 'network_error' };
         if (!(await this.wait(1000 * 2 ** failures))) return { ok: false, status: null, stop: 'time_limit' };
         continue;
@@ -98,6 +111,11 @@ export class PoliteClient {
       await this.respectRateLimitHeaders(response.headers);
       return { ok: true, status: response.status, headers: response.headers, body };
     }
+  }
+
+  /** Closes the connections of the run. */
+  close(): Promise<void> {
+    return this.closeAgent();
   }
 
   /** Mastodon announces its own budget; when it is spent, wait for its reset instead of running into 429s. */

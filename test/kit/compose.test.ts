@@ -69,6 +69,13 @@ describe.skipIf(!engine.ok)('the kit, live: embedded mode with podman-compose, t
     await kit.waitFor('/openapi.json', [200]);
     for (const service of GATEWAYS) await kit.waitReady(service, 8082);
     for (const service of WEBS) await kit.waitReady(service, 8080);
+    // Readiness does not wait for Redis (a replica serves on its fallback budgets without it), but
+    // `keys create` needs it: wait (bounded) until Redis answers.
+    for (let i = 0; i < 60; i += 1) {
+      const ping = await sh('podman', ['exec', kit.container('redis'), 'redis-cli', 'ping'], { timeoutMs: 10_000 });
+      if (ping.stdout.includes('PONG')) break;
+      await sleep(1000);
+    }
     loadKey = await createKey('kit-load', '1000/s');
     // Caddy's health checks (every 3 s) have seen every replica ready.
     await sleep(4000);

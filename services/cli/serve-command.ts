@@ -85,10 +85,6 @@ function emptyIndex(): DocumentIndex {
   return new SqliteIndex({ file: ':memory:' });
 }
 
-function localUrl(host: string, port: number): string {
-  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
-}
-
 /**
  * Standard output, written in chunks of at least 4 KiB (and at least every second): one write per
  * request line cost a busy gateway a tenth of its time. Flushed when the services close.
@@ -134,7 +130,7 @@ export async function startServices(config: Config, givenLogStream?: NodeJS.Writ
   };
   try {
     if (config.roles.includes('gateway')) {
-      const externalUrl = config.gateway.externalUrl ?? localUrl(config.gateway.host, config.gateway.port);
+      const externalUrl = config.gateway.externalUrl;
       const countBudgetMs = config.gateway.countBudgetMs;
       const app = await buildGatewayApp({
         index,
@@ -155,7 +151,7 @@ export async function startServices(config: Config, givenLogStream?: NodeJS.Writ
         guard: access.publicGuard,
         countBudgetMs: config.gateway.countBudgetMs,
         fediverseInstances: config.web.fediverseInstances,
-        externalUrl: config.web.externalUrl ?? localUrl(config.web.host, config.web.port),
+        externalUrl: config.web.externalUrl,
         logLevel: config.logLevel,
         logStream,
       });

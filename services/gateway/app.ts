@@ -11,6 +11,7 @@ import { registerCompression } from '../http/compression.ts';
 import { createHttpApp, guardRoutes, type HttpTimeouts } from '../http/app-base.ts';
 import { readJsonObject } from '../http/json-body.ts';
 import { buildOpenApiDocument } from '../http/openapi.ts';
+import { perPublicOrigin } from '../http/public-origin.ts';
 import { DOCS_CONTENT_SECURITY_POLICY, loadDocsAssets } from './docs-assets.ts';
 import { renderDocsPage } from './docs-page.ts';
 import { DOCUMENT_ROUTE, GATEWAY_ROUTES, SEARCH_ROUTE, SOURCES_ROUTE, STATS_ROUTE } from './routes.ts';
@@ -22,7 +23,8 @@ export interface GatewayDeps {
   guard: RequestGuard;
   countBudgetMs: number;
   /** Public origin (FUNDUS_EXTERNAL_URL) for the OpenAPI servers and docs links; else the local address. */
-  externalUrl: string;
+  /** The public origin; null: the origin each request was addressed to. */
+  externalUrl: string | null;
   logLevel: string;
   logStream?: NodeJS.WritableStream;
   /** Request and header timeouts (tests shorten them). */
@@ -63,14 +65,16 @@ export function gatewayOpenApi(externalUrl: string): Record<string, unknown> {
 export async function buildGatewayApp(deps: GatewayDeps): Promise<FastifyInstance> {
   const app = createHttpApp({ logLevel: deps.logLevel, logStream: deps.logStream, timeouts: deps.timeouts });
   await registerCompression(app);
-  const openApi = gatewayOpenApi(deps.externalUrl);
-  const docsPage = renderDocsPage(openApi, deps.externalUrl);
+  const documentsFor = perPublicOrigin(deps.externalUrl, (origin) => {
+    const openApi = gatewayOpenApi(origin);
+    return { openApi, docsPage: renderDocsPage(openApi, origin) };
+  });
   const docsAssets = loadDocsAssets();
   guardRoutes(app, deps.guard, FREE_ROUTES);
 
-  app.get('/openapi.json', async (_request, reply) => reply.header('cache-control', 'public, max-age=300').send(openApi));
-  app.get('/docs', async (_request, reply) =>
-    reply.type('text/html; charset=utf-8').header('content-security-policy', DOCS_CONTENT_SECURITY_POLICY).header('cache-control', 'no-cache').send(docsPage),
+  app.get('/openapi.json', async (request, reply) => reply.header('cache-control', 'public, max-age=300').send(documentsFor(request).openApi));
+  app.get('/docs', async (request, reply) =>
+    reply.type('text/html; charset=utf-8').header('content-security-policy', DOCS_CONTENT_SECURITY_POLICY).header('cache-control', 'no-cache').send(documentsFor(request).docsPage),
   );
   app.get('/docs/assets/:name', async (request, reply) => {
     const asset = docsAssets.get((request.params as { name: string }).name);

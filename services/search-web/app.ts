@@ -14,6 +14,7 @@ import { searchFediverse, searchNews, searchSocial, searchWeb, type PublicSearch
 import { FEDIVERSE_SEARCH_ROUTE, NEWS_ROUTE, OPTIONS_ROUTE, PUBLIC_ROUTES, SOCIAL_ROUTE, WEB_SEARCH_ROUTE } from './routes.ts';
 import { FediverseSearchRequest, NewsSearchRequest, SocialRequest, WebSearchRequest } from './schemas.ts';
 import { loadStaticAssets, type StaticAsset } from './static-assets.ts';
+import { perPublicOrigin } from '../http/public-origin.ts';
 
 export interface SearchWebDeps {
   /** The web index (news are its documents flagged as news). */
@@ -26,7 +27,8 @@ export interface SearchWebDeps {
   /** FUNDUS_FEDIVERSE_INSTANCES. */
   fediverseInstances: string[];
   /** Public origin of the front end (for the OpenAPI servers entry). */
-  externalUrl: string;
+  /** The public origin; null: the origin each request was addressed to. */
+  externalUrl: string | null;
   logLevel: string;
   logStream?: NodeJS.WritableStream;
   now?: () => Date;
@@ -60,7 +62,7 @@ export function searchWebOpenApi(externalUrl: string): Record<string, unknown> {
 export async function buildSearchWebApp(deps: SearchWebDeps): Promise<FastifyInstance> {
   const app = createHttpApp({ logLevel: deps.logLevel, logStream: deps.logStream });
   await registerCompression(app);
-  const openApi = searchWebOpenApi(deps.externalUrl);
+  const openApiFor = perPublicOrigin(deps.externalUrl, searchWebOpenApi);
   const assets = deps.staticAssets ?? loadStaticAssets();
   const options = cachedOptions(deps);
   const search: PublicSearchDeps = { index: deps.index, fediverseIndex: deps.fediverseIndex, countBudgetMs: deps.countBudgetMs, now: deps.now };
@@ -85,7 +87,7 @@ export async function buildSearchWebApp(deps: SearchWebDeps): Promise<FastifyIns
     return reply.type(asset.type).send(asset.body);
   });
   app.get('/favicon.ico', async (_request, reply) => reply.redirect('/static/favicon.svg', 301));
-  app.get('/api/openapi.json', async (_request, reply) => reply.header('cache-control', 'public, max-age=300').send(openApi));
+  app.get('/api/openapi.json', async (request, reply) => reply.header('cache-control', 'public, max-age=300').send(openApiFor(request)));
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_request, reply) => {
     const [index, fediverse, guard] = await Promise.all([deps.index.ping(), deps.fediverseIndex.ping(), deps.guard.ping()]);

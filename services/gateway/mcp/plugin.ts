@@ -2,6 +2,7 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isUtf8 } from 'node:buffer';
 import { JSON_RPC_INVALID_REQUEST, JSON_RPC_PARSE_ERROR, jsonRpcError } from '../../http/json-rpc-errors.ts';
+import { perPublicOrigin } from '../../http/public-origin.ts';
 import { createMcpServer, type McpDeps } from './server.ts';
 
 // The MCP endpoint of spec 4.2: streamable HTTP at {base_url}/mcp, stateless, so that any replica
@@ -65,16 +66,17 @@ async function sendWebResponse(reply: FastifyReply, response: Response): Promise
 }
 
 /** Registers POST /mcp (and 405 for the methods a stateless server does not serve) on the gateway. */
-export function mcpPlugin(deps: McpDeps): (app: FastifyInstance) => Promise<void> {
+export function mcpPlugin(deps: Omit<McpDeps, 'externalUrl'> & { externalUrl: string | null }): (app: FastifyInstance) => Promise<void> {
+  const originFor = perPublicOrigin(deps.externalUrl, (origin) => origin);
   return async (app) => {
     app.post(MCP_PATH, { config: { jsonRpc: true } }, async (request, reply) => {
       const refusal = refusalOf(request.body as Buffer | undefined);
       if (refusal) return reply.code(400).header('cache-control', 'no-store').send(refusal);
-      const server = createMcpServer({ ...deps, log: request.log });
+      const server = createMcpServer({ ...deps, externalUrl: originFor(request), log: request.log });
       const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       try {
         await server.connect(transport);
-        return await sendWebResponse(reply, await transport.handleRequest(toWebRequest(request, deps.externalUrl)));
+        return await sendWebResponse(reply, await transport.handleRequest(toWebRequest(request, originFor(request))));
       } finally {
         await server.close();
       }

@@ -23,6 +23,18 @@ import type { Lexicon } from './lexicon.ts';
 const MIN_PART = 3;
 const MIN_WORD = 2 * MIN_PART;
 const MAX_HEAD_DEPTH = 3;
+/**
+ * Longer tokens are not split: German's longest real compounds have about 60
+ * letters, and a cap keeps the splitter's work per token bounded (a hostile
+ * 1 MB token costs no more than a long word). Parts are also no longer than
+ * the lexicon's longest noun, so the work is at most MAX_SPLIT_LENGTH × that.
+ */
+export const MAX_SPLIT_LENGTH = 64;
+/** Inflection endings a head may carry beyond its lexicon length. */
+const LONGEST_HEAD_ENDING = 3;
+
+/** Counts inner-loop steps of the splitter, so tests can bound its work without a clock. */
+export const splitterWork = { steps: 0 };
 
 /** Linking elements (Fugenelemente) between a modifier and the next part. */
 const LINKS = ['', 's', 'es', 'n', 'en', 'er', 'e', 'ens', 'ns'];
@@ -69,8 +81,14 @@ const NOT_A_COMPOUND = /(?:isch(?:e|en|er|es|em)?|ieren|ierens)$/;
 
 /** A piece of a compound: `lemma` its lexicon form, `surface` as written (with its linking element). */
 export interface Part { lemma: string; surface: string; head?: boolean }
-/** `linked`: the last modifier ends in a linking element. */
-interface Path { cost: number; parts: Part[]; linked: boolean }
+/** `linked`: the last modifier ends in a linking element; `previous`: the path it extends (parts as back-pointers). */
+interface Path { cost: number; part?: Part; previous?: Path; linked: boolean }
+
+function partsOf(path: Path | undefined): Part[] {
+  const parts: Part[] = [];
+  for (let at = path; at?.part !== undefined; at = at.previous) parts.push(at.part);
+  return parts.reverse();
+}
 
 /** The umlauted vowel of the last a/o/u/au turned back: städt → stadt, häus → haus. */
 function withoutLastUmlaut(word: string): string | undefined {
@@ -117,17 +135,18 @@ function partCost(lemma: string, link: string): number {
  */
 export function splitCompound(word: string): Part[] | undefined {
   const n = word.length;
-  if (n < MIN_WORD || KEEP_WHOLE.has(word) || NOT_A_COMPOUND.test(word)) return undefined;
+  if (n < MIN_WORD || n > MAX_SPLIT_LENGTH || KEEP_WHOLE.has(word) || NOT_A_COMPOUND.test(word)) return undefined;
   const nouns = lexicon();
+  const longestPart = nouns.longest + LONGEST_HEAD_ENDING;
   const wholeIsNoun = headLemma(word, nouns) !== undefined;
 
   // reach[i]: cheapest chain of modifiers (with their links) covering word[0, i).
   const reach: (Path | undefined)[] = new Array(n + 1);
-  reach[0] = { cost: 0, parts: [], linked: false };
+  reach[0] = { cost: 0, linked: false };
   const relax = (to: number, from: Path, part: Part, link: string): void => {
     const cost = from.cost + partCost(part.lemma, link);
     const current = reach[to];
-    if (current === undefined || cost < current.cost) reach[to] = { cost, parts: [...from.parts, part], linked: link !== '' };
+    if (current === undefined || cost < current.cost) reach[to] = { cost, part, previous: from, linked: link !== '' };
   };
 
   const hasUmlaut = UMLAUT.test(word);
@@ -135,7 +154,9 @@ export function splitCompound(word: string): Part[] | undefined {
   for (let start = 0; start <= n - 2 * MIN_PART; start++) {
     const from = reach[start];
     if (from === undefined) continue;
-    for (let end = start + MIN_PART; end <= n - MIN_PART; end++) {
+    const lastEnd = Math.min(n - MIN_PART, start + longestPart);
+    for (let end = start + MIN_PART; end <= lastEnd; end++) {
+      splitterWork.steps++;
       const stem = word.slice(start, end);
       // No noun (nor umlaut-free plural stem, nor adjective) starts like this: nor will a longer one.
       const known = nouns.mayStart(stem) || (hasUmlaut && nouns.mayStart(withoutLastUmlaut(stem) ?? stem));
@@ -176,7 +197,8 @@ export function splitCompound(word: string): Part[] | undefined {
   }
 
   let best: Path | undefined;
-  for (let start = MIN_PART; start <= n - MIN_PART; start++) {
+  for (let start = Math.max(MIN_PART, n - longestPart); start <= n - MIN_PART; start++) {
+    splitterWork.steps++;
     const from = reach[start];
     if (from === undefined) continue;
     const surface = word.slice(start);
@@ -184,9 +206,9 @@ export function splitCompound(word: string): Part[] | undefined {
     if (lemma === undefined) continue;
     if (!from.linked && ((wholeIsNoun && lemma.length <= MIN_PART) || NEEDS_LINK_BEFORE.has(lemma))) continue;
     const cost = from.cost + partCost(lemma, '');
-    if (best === undefined || cost < best.cost) best = { cost, parts: [...from.parts, { lemma, surface, head: true }], linked: false };
+    if (best === undefined || cost < best.cost) best = { cost, part: { lemma, surface, head: true }, previous: from, linked: false };
   }
-  return best?.parts ?? (wholeIsNoun ? undefined : fallbackHead(word, nouns));
+  return best !== undefined ? partsOf(best) : wholeIsNoun ? undefined : fallbackHead(word, nouns);
 }
 
 /**
@@ -196,7 +218,9 @@ export function splitCompound(word: string): Part[] | undefined {
  * not a particle: "Einstellung" does not yield "Stellung".
  */
 function fallbackHead(word: string, nouns: Lexicon): Part[] | undefined {
-  for (let start = MIN_FALLBACK_PREFIX; start <= word.length - MIN_FALLBACK_HEAD; start++) {
+  const first = Math.max(MIN_FALLBACK_PREFIX, word.length - nouns.longest - LONGEST_HEAD_ENDING);
+  for (let start = first; start <= word.length - MIN_FALLBACK_HEAD; start++) {
+    splitterWork.steps++;
     const prefix = word.slice(0, start);
     if (PARTICLES.has(prefix) || !/[aeiouyäöü]/.test(prefix)) continue;
     const surface = word.slice(start);

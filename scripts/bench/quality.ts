@@ -37,13 +37,13 @@ interface Query { qid: string; kind: 'key' | 'word_form' | 'head' | 'modifier'; 
 interface PeerDoc { id: string; title: string; text: string; primary: boolean }
 
 const truth = readFileSync(join(corpus, 'truth.jsonl'), 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as Truth);
-// --reuse DIR: a folder kept by an earlier --keep run (its index is not built again).
+// --reuse DIR: a folder kept by an earlier --keep run (its index is built again only when deleted).
 const work = (values.reuse as string | undefined) ?? mkdtempSync(join(tmpdir(), 'fundus-quality-'));
 const dataDir = join(work, 'data');
 
 // 1. Index the corpus with the real CLI.
 let started = Date.now();
-if (!values.reuse) execFileSync(process.execPath, [join(ROOT, 'bin/fundus.js'), 'ingest', '--data', dataDir, '--quiet', corpus], { stdio: ['ignore', 'ignore', 'inherit'] });
+if (!existsSync(join(dataDir, 'index.sqlite'))) execFileSync(process.execPath, [join(ROOT, 'bin/fundus.js'), 'ingest', '--data', dataDir, '--quiet', corpus], { stdio: ['ignore', 'ignore', 'inherit'] });
 console.error(`ingested in ${((Date.now() - started) / 1000).toFixed(0)} s`);
 const index = new SqliteIndex({ file: join(dataDir, 'index.sqlite'), readOnly: true });
 

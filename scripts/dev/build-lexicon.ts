@@ -8,6 +8,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { foldForStemming } from '../../services/core/analysis/fold.ts';
+import { NEVER_PARTS } from '../../services/core/analysis/never-parts.ts';
 
 const SOURCE = process.argv[2] ?? '/usr/share/openthesaurus-de/openthesaurus.txt';
 const TARGET = new URL('../../services/core/analysis/data/lexicon-nouns.txt.gz', import.meta.url);
@@ -18,17 +19,6 @@ const SUPPLEMENT_NOUNS = [
   'Stadt', 'Zeile', 'Offizier', 'Spalte', 'Lasten', 'Gehälter', 'Eintrag', 'Pfad', 'Ordner', 'Knoten', 'Steller',
 ];
 
-// Kept out of the lexicon because as pieces of longer words they are almost
-// always something else: derivational suffixes (Eigen-schaft), prepositions
-// and particles (Unter-nehmen), and rare or foreign short nouns that turn up
-// inside ordinary words (Regi-ster, Buch-stab-e, Mini-ster, Best-ehen).
-const NEVER_PARTS = new Set([
-  'schaft', 'lein', 'chen', 'ling', 'tum', 'heit', 'keit', 'ung', 'nis', 'ion', 'ionen', 'tion', 'ei', 'erei',
-  'ab', 'an', 'auf', 'aus', 'bei', 'durch', 'ein', 'für', 'gegen', 'her', 'hin', 'hinter', 'mit', 'nach',
-  'neben', 'ober', 'über', 'um', 'unter', 'von', 'vor', 'wider', 'zu', 'zwischen', 'fort', 'los',
-  'the', 'and', 'man', 'ten', 'ster', 'tab', 'lag', 'gros', 'mini', 'reih', 'eigen', 'best', 'erst',
-  'hard', 'elle', 'ter', 'ren', 'hau', 'ische', 'männe', 'spezi', 'nike', 'assi', 'stent', 'papi', 'navi', 'ern', 'tung', 'nachen', 'rinne', 'rinnen',
-]);
 
 const LETTERS_ONLY = /^[a-zäöü]+$/;
 const CAPITALISED = /^[A-ZÄÖÜ][a-zäöüß]+$/;

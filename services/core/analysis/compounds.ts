@@ -17,7 +17,8 @@
 //   verb stems known by their nominalised infinitive (Schreib|tisch);
 // - only the head is split further (Oberlandesgericht → Landesgericht →
 //   Gericht); modifiers are not (Bundestagswahl does not yield "Tag").
-import { IS_NOUN, lexicon, PLUS_E, PLUS_EN, PLUS_N } from './lexicon.ts';
+import { IRREGULAR_PLURALS } from './base-form.ts';
+import { IS_NOUN, lexicon, PLUS_E, PLUS_EN, PLUS_N, MODIFIER_ONLY } from './lexicon.ts';
 import type { Lexicon } from './lexicon.ts';
 
 const MIN_PART = 3;
@@ -61,6 +62,8 @@ const PARTICLES = new Set([
   'voraus', 'vorbei', 'weg', 'weiter', 'wider', 'wieder', 'zu', 'zurück', 'zusammen', 'zwischen', 'ver', 'zer',
   'ent', 'emp', 'be', 'ge', 'er',
 ]);
+/** Modifiers ending like this take a linking s whatever follows (Wohnung|s|bau, Arbeit|s|amt). */
+const REQUIRES_LINKING_S = /(?:ung|heit|keit|schaft|ion|tät|ität|tum|ling|arbeit|sicht)$/;
 /** Fallback heads (when the modifiers are unknown) must be this long: "Ware" in "Software" is not one. */
 const MIN_FALLBACK_HEAD = 5;
 const MIN_FALLBACK_PREFIX = 4;
@@ -101,6 +104,9 @@ function withoutLastUmlaut(word: string): string | undefined {
 /** The lexicon noun that an inflected head stands for, if any. */
 export function headLemma(head: string, nouns: Lexicon): string | undefined {
   // Every candidate base keeps at least all but the last three letters.
+  // Konten → Konto, Themen → Thema: plurals that change more than an ending.
+  const irregular = IRREGULAR_PLURALS.get(head);
+  if (irregular !== undefined && nouns.has(irregular)) return irregular;
   const hasUmlaut = UMLAUT.test(head);
   const shortest = head.slice(0, Math.min(6, Math.max(MIN_PART, head.length - 3)));
   if (!hasUmlaut && !nouns.mayStart(shortest)) return undefined;
@@ -151,6 +157,11 @@ export function splitCompound(word: string): Part[] | undefined {
 
   const hasUmlaut = UMLAUT.test(word);
   const linkRoom = (link: string, end: number): boolean => word.startsWith(link, end) && end + link.length <= n - MIN_PART;
+  // Evidence against a linking s: the stem with the s is a known noun of its own (Maus|zeiger, not
+  // Mau|s|zeiger; Kurs|anmeldung, not Kur|s|anmeldung), unless the stem ends in a suffix that
+  // always takes the s (Wohnung|s|bau, Arbeit|s|amt).
+  const sLinkAllowed = (start: number, end: number, link: string): boolean =>
+    (link !== 's' && link !== 'es') || REQUIRES_LINKING_S.test(word.slice(start, end)) || !nouns.has(word.slice(start, end + link.length));
   for (let start = 0; start <= n - 2 * MIN_PART; start++) {
     const from = reach[start];
     if (from === undefined) continue;
@@ -166,7 +177,7 @@ export function splitCompound(word: string): Part[] | undefined {
       const flags = nouns.flags(stem);
       if (flags & IS_NOUN) {
         for (const link of LINKS) {
-          if (!linkRoom(link, end) || (shortBare && link === '')) continue;
+          if (!linkRoom(link, end) || (shortBare && link === '') || !sLinkAllowed(start, end, link)) continue;
           relax(end + link.length, from, { lemma: stem, surface: word.slice(start, end + link.length) }, link);
         }
         continue;
@@ -179,12 +190,15 @@ export function splitCompound(word: string): Part[] | undefined {
       if (flags & PLUS_E) {
         // Schul|buch, Hilf|s|mittel: the modifier drops its final -e.
         for (const link of ['', 's']) {
-          if (linkRoom(link, end)) relax(end + link.length, from, { lemma: stem + 'e', surface: word.slice(start, end + link.length) }, link);
+          if (linkRoom(link, end) && sLinkAllowed(start, end, link)) relax(end + link.length, from, { lemma: stem + 'e', surface: word.slice(start, end + link.length) }, link);
         }
       } else if (flags & (PLUS_EN | PLUS_N) && !PARTICLES.has(stem)) {
         // Verb stems and plural-only nouns, known by their noun in -(e)n:
         // Schreib|tisch (das Schreiben), Melde|pflicht, Finanz|amt (Finanzen).
         relax(end, from, { lemma: flags & PLUS_EN ? stem + 'en' : stem + 'n', surface: stem }, '');
+      } else if (flags & MODIFIER_ONLY && !PARTICLES.has(stem)) {
+        // Verb stems and compound-opening forms from the dictionary: Trenn|zeichen, Audio|gerät.
+        relax(end, from, { lemma: stem, surface: stem }, '');
       }
       // Bücher|regal, Städte|bau, Länder|spiel: an umlauted plural as modifier.
       const plain = hasUmlaut ? withoutLastUmlaut(stem) : undefined;

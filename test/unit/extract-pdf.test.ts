@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { extractDocument } from '../../services/ingest/extract/index.ts';
+import { decidePdfTitle } from '../../services/ingest/extract/title.ts';
 
 const CORPUS = fileURLToPath(new URL('../../../shared/corpus/', import.meta.url));
 const hasCorpus = existsSync(`${CORPUS}truth.jsonl`);
@@ -92,6 +93,13 @@ describe('PDFs made in the test', () => {
   it('takes the first line as title when the Info title is a file name', async () => {
     const pdf = makePdf(['Satzung des Vereins', 'Paragraph 1 Name und Sitz'], '<< /Title (satzung.dvi) >>');
     expect((await extractDocument({ bytes: pdf, url: 'https://x.example/s.pdf' })).title).toBe('Satzung des Vereins');
+  });
+
+  it('prefers the title page heading when it is the metadata title as typeset (LaTeX2ε, not LaTeX2e)', async () => {
+    const pdf = makePdf(['Das LATEX-Handbuch', 'Version 2.4'], '<< /Title (Das Latex-Handbuch) >>');
+    expect((await extractDocument({ bytes: pdf, url: 'https://x.example/l2.pdf' })).title).toBe('Das LaTeX-Handbuch');
+    expect(decidePdfTitle('Das LaTeX2e-Sündenregister', 'Das LATEX 2ε-Sündenregister\nVersion 2.4')).toEqual({ title: 'Das LaTeX2ε-Sündenregister', source: 'heading' });
+    expect(decidePdfTitle('Merkblatt Abfall', 'Bitte trennen Sie Papier\nGlas')).toEqual({ title: 'Merkblatt Abfall', source: 'metadata' });
   });
 
   it('reports a truncated PDF as CORRUPT_FILE', async () => {

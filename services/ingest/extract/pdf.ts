@@ -4,7 +4,7 @@ import { extractText, getDocumentProxy, getMeta } from 'unpdf';
 import type { ExtractedDocument } from '../../core/document.ts';
 import { normaliseDate } from './dates.ts';
 import { ExtractionError } from './errors.ts';
-import { cleanTitle, isJunkTitle, titleFromText } from './title.ts';
+import { cleanTitle, decidePdfTitle } from './title.ts';
 import { dehyphenate } from './text.ts';
 
 // pdf.js PermissionFlag.COPY: "copy or otherwise extract text and graphics".
@@ -88,7 +88,7 @@ export async function extractPdf(input: { bytes: Uint8Array; headers?: Record<st
     put('xmp_modify_date', xmpString('xmp:modifydate'));
 
     const metaTitle = cleanTitle(str(info.Title) ?? xmpString('dc:title'));
-    const title = metaTitle && !isJunkTitle(metaTitle) ? metaTitle : titleFromText(text);
+    const { title, source: titleSource } = decidePdfTitle(metaTitle, text);
     const declaredLanguage = str(info.Language) ?? xmpString('dc:language');
     return fileDocument('pdf', {
       title,
@@ -97,7 +97,7 @@ export async function extractPdf(input: { bytes: Uint8Array; headers?: Record<st
       metadataDates: dates,
       content: {
         pageCount: totalPages,
-        titleSource: metaTitle && !isJunkTitle(metaTitle) ? 'metadata' : 'text',
+        titleSource,
         author: str(info.Author) ?? xmpString('dc:creator'),
         subject: str(info.Subject),
         keywords: str(info.Keywords),

@@ -123,6 +123,13 @@ def compound_queries(docs, truth):
             if len({(m.lower(), h.lower()) for m, h, _ in readings}) != 1 or not readings[0][2]:
                 continue
             modifier, head, _ = readings[0]
+            # A dictionary word must split the same way in its base form: Datensätze → Datensatz
+            # (Daten|satz), but Tabulatoren → Tabulator (Tabula|tor, no noun of four letters),
+            # Richterinnen → Richterin (Richte|rin).
+            at = len(word) - len(head)
+            lemmas = [stem.decode() for stem in speller.stem(word)]
+            if lemmas and not any(lemma[:at].lower() == word[:at].lower() and is_noun(lemma[at:].capitalize()) for lemma in lemmas if lemma[:1].isupper()):
+                continue
             # A dictionary word with a short first part is mostly lexicalised: Para|meter, Reis|ende.
             if len(modifier) < 5 and speller.stem(word):
                 continue

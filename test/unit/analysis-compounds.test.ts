@@ -45,6 +45,18 @@ describe('linking s resolved by evidence', () => {
     expect(finds('Thema', 'die Hauptthemen')).toBe(true);
   });
 
+  it('prefers a long s-initial head to a linking s before a rare short one (Daten|sätze, Ruhe|stand)', () => {
+    expect(surfaces('Datensätze')).toEqual(['daten', 'sätze']);
+    expect(surfaces('Ruhestand')).toEqual(['ruhe', 'stand']);
+    expect(surfaces('Arbeitsspeicher')).toEqual(['arbeits', 'speicher']);
+  });
+
+  it('reads feminine heads in -in/-innen of a known noun (Fach|ärztin, Antrag|stellerinnen)', () => {
+    expect(finds('Ärztin', 'die Fachärztin')).toBe(true);
+    expect(finds('Stellerin', 'der Antragstellerinnen')).toBe(true);
+    expect(surfaces('Medizin')).toBeUndefined();
+  });
+
   it('keeps lexicalised words whole', () => {
     for (const word of ['Haushalt', 'Bundestag', 'Tabelle', 'Feiertag', 'Software', 'Werkzeug']) expect(surfaces(word)).toBeUndefined();
   });

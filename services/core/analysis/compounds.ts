@@ -120,17 +120,26 @@ export function headLemma(head: string, nouns: Lexicon): string | undefined {
       if (plain !== undefined && nouns.has(plain)) return plain;
     }
   }
+  // Feminine forms in -in/-innen of a known noun (Ärztin, Antragstellerinnen): the lemma is the -in form.
+  const feminine = /(?:in|innen)$/.exec(head);
+  if (feminine && head.length - feminine[0].length >= MIN_PART + 1) {
+    const masculine = head.slice(0, feminine.index);
+    const plain = hasUmlaut ? withoutLastUmlaut(masculine) : undefined;
+    if (nouns.has(masculine) || (plain !== undefined && nouns.has(plain))) return masculine + 'in';
+  }
   return undefined;
 }
 
-function partCost(lemma: string, link: string): number {
+function partCost(part: Part, link: string, previous: Part | undefined): number {
   let cost = 1;
-  if (lemma.length <= MIN_PART) cost += 0.2;
+  if (part.lemma.length <= MIN_PART) cost += 0.2;
   // A linking s beats an s-initial short part (Arbeit|s|amt, not Arbeit|samt),
-  // but not a long one (Antrag|steller, not Antrag|s|teller).
+  // but not a long one (Antrag|steller, Daten|sätze, Ruhe|stand, not Antrag|s|teller,
+  // Daten|s|ätze), unless the part before always takes a linking s (Wohnung|s|...).
   if (link === 's' || link === 'es') cost -= 0.3;
   else if (link !== '') cost += 0.05; // Papier|form, not Papi|er|form
-  if (lemma.startsWith('s') && lemma.length >= 6) cost -= 0.35;
+  const surface = part.surface.slice(0, part.surface.length - link.length);
+  if (surface.startsWith('s') && surface.length >= 5 && !(previous && REQUIRES_LINKING_S.test(previous.lemma))) cost -= 0.35;
   return cost;
 }
 
@@ -150,7 +159,7 @@ export function splitCompound(word: string): Part[] | undefined {
   const reach: (Path | undefined)[] = new Array(n + 1);
   reach[0] = { cost: 0, linked: false };
   const relax = (to: number, from: Path, part: Part, link: string): void => {
-    const cost = from.cost + partCost(part.lemma, link);
+    const cost = from.cost + partCost(part, link, from.part);
     const current = reach[to];
     if (current === undefined || cost < current.cost) reach[to] = { cost, part, previous: from, linked: link !== '' };
   };
@@ -219,7 +228,7 @@ export function splitCompound(word: string): Part[] | undefined {
     const lemma = headLemma(surface, nouns);
     if (lemma === undefined) continue;
     if (!from.linked && ((wholeIsNoun && lemma.length <= MIN_PART) || NEEDS_LINK_BEFORE.has(lemma))) continue;
-    const cost = from.cost + partCost(lemma, '');
+    const cost = from.cost + partCost({ lemma, surface }, '', from.part);
     if (best === undefined || cost < best.cost) best = { cost, part: { lemma, surface, head: true }, previous: from, linked: false };
   }
   return best !== undefined ? partsOf(best) : wholeIsNoun ? undefined : fallbackHead(word, nouns);

@@ -15,6 +15,7 @@
 // 4. Fundus answers through its search use case (searchDocuments) on the ingested index.
 // A hit counts when it is the document or a copy the truth puts in the same duplicate group.
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -111,10 +112,15 @@ const queriesFile = join(work, 'queries.jsonl');
 const peersFile = join(work, 'peers.json');
 const queryLines = queries.map((q) => JSON.stringify({ qid: q.qid, q: q.q })).join('\n') + '\n';
 // With --reuse, the peers' answers are kept while documents and queries stay the same.
-const unchanged = existsSync(peersFile) && existsSync(queriesFile) && readFileSync(queriesFile, 'utf8') === queryLines;
+const inputsKey = createHash('sha256').update(readFileSync(docsFile)).update(queryLines).digest('hex');
+const keyFile = join(work, 'peers.key');
+const unchanged = existsSync(peersFile) && existsSync(keyFile) && readFileSync(keyFile, 'utf8') === inputsKey;
 writeFileSync(queriesFile, queryLines);
 started = Date.now();
-if (!unchanged) writeFileSync(peersFile, python(['peers', docsFile, queriesFile]));
+if (!unchanged) {
+  writeFileSync(peersFile, python(['peers', docsFile, queriesFile]));
+  writeFileSync(keyFile, inputsKey);
+}
 const peers = JSON.parse(readFileSync(peersFile, 'utf8')) as Record<string, Record<string, string[]>>;
 console.error(`peers answered in ${((Date.now() - started) / 1000).toFixed(0)} s${unchanged ? ' (kept from the last run)' : ''}`);
 

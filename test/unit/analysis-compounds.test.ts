@@ -63,7 +63,7 @@ describe('linking s resolved by evidence', () => {
 });
 
 describe.skipIf(!existsSync(HUNSPELL_DIC))('lexicon gaps filled from hunspell de_DE', () => {
-  if (!existsSync(HUNSPELL_DIC)) console.warn(`skipping the hunspell lexicon tests: ${HUNSPELL_DIC} is absent (Debian: hunspell-de-de)`);
+  if (!existsSync(HUNSPELL_DIC)) console.warn(`skipping the hunspell lexicon tests: ${HUNSPELL_DIC || 'FUNDUS_HUNSPELL_DIC is empty, so no dictionary'} is absent (Debian: hunspell-de-de)`);
 
   it('knows nouns OpenThesaurus lacks (Orchester, Audio, Tablett)', () => {
     expect(surfaces('Orchestermusik')).toEqual(['orchester', 'musik']);

@@ -103,24 +103,30 @@ export function readHunspellWords(file: string = HUNSPELL_DIC): { nouns: string[
   const nouns: string[] = [];
   const modifiers: string[] = [];
   if (!file || !existsSync(file)) return { nouns, modifiers };
-  const entries = new Map<string, string>();
+  const capitalised = new Set<string>();
+  const nounEntries: [string, boolean][] = [];
   for (const line of readFileSync(file, 'utf8').split('\n')) {
     const slash = line.indexOf('/');
-    entries.set(slash < 0 ? line.trim() : line.slice(0, slash), slash < 0 ? '' : line.slice(slash + 1));
-  }
-  for (const [word, flags] of entries) {
-    if (HUNSPELL_NOUN.test(word)) {
-      // NEEDAFFIX (h) marks forms that only open compounds: Audio-, Trenn- are modifiers worth
-      // knowing; Betriebs- is Betrieb with its linking s, which the splitter finds itself.
-      const folded = foldForStemming(word);
-      if (NEVER_PARTS.has(folded)) continue;
-      if (!flags.includes('h')) nouns.push(folded);
-      else if (!(word.endsWith('s') && entries.has(word.slice(0, -1)))) modifiers.push(folded);
-    } else if (VERB_FLAGS.test(flags) && HUNSPELL_VERB.test(word)) {
+    const word = slash < 0 ? line.trim() : line.slice(0, slash);
+    if (word.length < 4) continue;
+    // Capitalised entries are nouns (and names); lowercase ones are verbs among other words.
+    const upper = word[0] !== word[0].toLowerCase();
+    if (upper) {
+      capitalised.add(word);
+      if (HUNSPELL_NOUN.test(word)) nounEntries.push([word, slash >= 0 && line.includes('h', slash)]);
+    } else if (slash >= 0 && VERB_FLAGS.test(line.slice(slash + 1)) && HUNSPELL_VERB.test(word)) {
       const folded = foldForStemming(word);
       const stem = folded.endsWith('en') ? folded.slice(0, -2) : folded.slice(0, -1);
       if (stem.length >= 4 && !NEVER_PARTS.has(stem)) modifiers.push(stem);
     }
+  }
+  for (const [word, needsAffix] of nounEntries) {
+    // NEEDAFFIX (h) marks forms that only open compounds: Audio-, Trenn- are modifiers worth
+    // knowing; Betriebs- is Betrieb with its linking s, which the splitter finds itself.
+    const folded = foldForStemming(word);
+    if (NEVER_PARTS.has(folded)) continue;
+    if (!needsAffix) nouns.push(folded);
+    else if (!(word.endsWith('s') && capitalised.has(word.slice(0, -1)))) modifiers.push(folded);
   }
   return { nouns, modifiers };
 }

@@ -31,3 +31,14 @@ for (let round = 1; round <= rounds; round++) {
   );
 }
 if (checksum < 0) console.log(checksum);
+
+// Hostile tokens (issue #19): one long "word" must cost about as much as its bytes, not more.
+for (const [name, token] of [
+  ["'haus'×1000", 'haus'.repeat(1000)],
+  ['1 MB single token', 'Bundestagswahl'.repeat(75_000)],
+] as const) {
+  const started = process.hrtime.bigint();
+  analyzeForIndex(token);
+  const ms = Number(process.hrtime.bigint() - started) / 1e6;
+  console.log(`hostile token ${name} (${token.length} chars): ${ms.toFixed(0)} ms`);
+}

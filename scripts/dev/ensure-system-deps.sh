@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # System programs the tests start for real: redis-server (shared budgets), caddy (HTTPS proxy),
-# chromium (browser tests). Installs the missing ones from Debian's packages when run as root.
+# chromium (browser tests), hunspell-de-de (German word list for the compound splitter). Installs the missing ones from Debian's packages when run as root.
 set -euo pipefail
 
 missing=()
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 command -v caddy >/dev/null 2>&1 || missing+=(caddy)
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+# German hunspell dictionary: fills the compound splitter's lexicon at start-up (services/core/analysis/lexicon.ts).
+[ -f /usr/share/hunspell/de_DE.dic ] || missing+=(hunspell-de-de)
 
 if [ ${#missing[@]} -eq 0 ]; then
   exit 0

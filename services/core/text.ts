@@ -121,8 +121,8 @@ export function shingleSimilarity(a: string | Uint32Array, b: string | Uint32Arr
   return shared / (setA.length + setB.length - shared);
 }
 
-/** A text's hashed word 3-shingles, sorted and without repeats (two sets meet in one merge). */
-export function shingleSet(text: string): Uint32Array {
+/** A text's hashed word 3-shingles in text order. */
+function shingleSequence(text: string): Uint32Array {
   const { high } = wordHashes(text);
   const shingles = new Uint32Array(Math.max(0, high.length - SHINGLE + 1));
   for (let i = 0; i < shingles.length; i++) {
@@ -131,6 +131,43 @@ export function shingleSet(text: string): Uint32Array {
     h = Math.imul(h ^ high[i + 2] ^ (h >>> 16), 0x27d4eb2f);
     shingles[i] = (h ^ (h >>> 15)) >>> 0;
   }
+  return shingles;
+}
+
+function sortedHas(sorted: Uint32Array, value: number): boolean {
+  let lo = 0;
+  let hi = sorted.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    if (sorted[mid] === value) return true;
+    if (sorted[mid] < value) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return false;
+}
+
+/**
+ * In how many separate places two texts differ: runs of shingles of one text that the other
+ * lacks, the larger count of the two sides. A page fetched twice differs in one or two places
+ * (a footer line, a date); two laws written from one template differ wherever a name recurs.
+ */
+export function differingRegions(a: string, b: string): number {
+  const regions = (sequence: Uint32Array, other: Uint32Array): number => {
+    let count = 0;
+    let inside = false;
+    for (const shingle of sequence) {
+      const missing = !sortedHas(other, shingle);
+      if (missing && !inside) count++;
+      inside = missing;
+    }
+    return count;
+  };
+  return Math.max(regions(shingleSequence(a), shingleSet(b)), regions(shingleSequence(b), shingleSet(a)));
+}
+
+/** A text's hashed word 3-shingles, sorted and without repeats (two sets meet in one merge). */
+export function shingleSet(text: string): Uint32Array {
+  const shingles = shingleSequence(text);
   shingles.sort();
   let unique = 0;
   for (let i = 0; i < shingles.length; i++) if (i === 0 || shingles[i] !== shingles[i - 1]) shingles[unique++] = shingles[i];

@@ -2,6 +2,9 @@ import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { extractDocument } from '../../services/ingest/extract/index.ts';
 import { CORPUS as CORPUS_DIR, describeWithCorpus, readCorpusJsonl } from '../helpers/shared-corpus.ts';
+import { normaliseLineEndHyphens } from '../../services/ingest/extract/pdf.ts';
+import { dehyphenate } from '../../services/ingest/extract/text.ts';
+import { decidePdfTitle } from '../../services/ingest/extract/title.ts';
 
 const CORPUS = `${CORPUS_DIR}/`;
 
@@ -93,6 +96,30 @@ describe('PDFs made in the test', () => {
   it('takes the first line as title when the Info title is a file name', async () => {
     const pdf = makePdf(['Satzung des Vereins', 'Paragraph 1 Name und Sitz'], '<< /Title (satzung.dvi) >>');
     expect((await extractDocument({ bytes: pdf, url: 'https://x.example/s.pdf' })).title).toBe('Satzung des Vereins');
+  });
+
+  it('prefers the title page heading when it is the metadata title as typeset (LaTeX2ε, not LaTeX2e)', async () => {
+    const pdf = makePdf(['Das LATEX-Handbuch', 'Version 2.4'], '<< /Title (Das Latex-Handbuch) >>');
+    expect((await extractDocument({ bytes: pdf, url: 'https://x.example/l2.pdf' })).title).toBe('Das LaTeX-Handbuch');
+    expect(decidePdfTitle('Das LaTeX2e-Sündenregister', 'Das LATEX 2ε-Sündenregister\nVersion 2.4')).toEqual({ title: 'Das LaTeX2ε-Sündenregister', source: 'heading' });
+    expect(decidePdfTitle('Merkblatt Abfall', 'Bitte trennen Sie Papier\nGlas')).toEqual({ title: 'Merkblatt Abfall', source: 'metadata' });
+  });
+
+  it('joins words broken at line ends however the PDF writes the hyphen, and keeps elided compounds', () => {
+    const join = (text: string) => dehyphenate(normaliseLineEndHyphens(text));
+    expect(join('Ent-\nschädigung')).toBe('Entschädigung');
+    expect(join('Ent- \nschädigung')).toBe('Entschädigung');
+    expect(join('Ent\u2010\nschädigung')).toBe('Entschädigung');
+    expect(join('Ent\u00ad\nschädigung und Ver\u00adtrag')).toBe('Entschädigung und Vertrag');
+    expect(join('am Seitenende Ent-\n\nschädigung')).toBe('am Seitenende Entschädigung');
+    expect(join('Land-\nund Forstwirtschaft')).toBe('Land-\nund Forstwirtschaft');
+    expect(join('E-\nMail')).toBe('E-\nMail');
+  });
+
+  it('finds a word hyphenated across lines in a PDF', async () => {
+    const pdf = makePdf(['Die Entschaedi-', 'gungsaufwendungen des Bundes']);
+    const doc = await extractDocument({ bytes: pdf, url: 'https://x.example/h.pdf' });
+    expect(doc.text).toContain('Entschaedigungsaufwendungen');
   });
 
   it('reports a truncated PDF as CORRUPT_FILE', async () => {

@@ -4,7 +4,7 @@
 import { stemGerman } from './snowball-german.ts';
 
 /** Irregular (mostly Latin and Greek) plural → singular. Both sides then stem alike. */
-const IRREGULAR_PLURALS = new Map(Object.entries({
+export const IRREGULAR_PLURALS: ReadonlyMap<string, string> = new Map(Object.entries({
   themen: 'thema', firmen: 'firma', dramen: 'drama', schemata: 'schema', schemen: 'schema',
   museen: 'museum', zentren: 'zentrum', studien: 'studium', medien: 'medium', kriterien: 'kriterium',
   gymnasien: 'gymnasium', stadien: 'stadium', ministerien: 'ministerium', konsortien: 'konsortium',

@@ -17,12 +17,25 @@
 //   verb stems known by their nominalised infinitive (Schreib|tisch);
 // - only the head is split further (Oberlandesgericht → Landesgericht →
 //   Gericht); modifiers are not (Bundestagswahl does not yield "Tag").
-import { IS_NOUN, lexicon, PLUS_E, PLUS_EN, PLUS_N } from './lexicon.ts';
+import { IRREGULAR_PLURALS } from './base-form.ts';
+import { IS_NOUN, lexicon, PLUS_E, PLUS_EN, PLUS_N, MODIFIER_ONLY } from './lexicon.ts';
 import type { Lexicon } from './lexicon.ts';
 
 const MIN_PART = 3;
 const MIN_WORD = 2 * MIN_PART;
 const MAX_HEAD_DEPTH = 3;
+/**
+ * Longer tokens are not split: German's longest real compounds have about 60
+ * letters, and a cap keeps the splitter's work per token bounded (a hostile
+ * 1 MB token costs no more than a long word). Parts are also no longer than
+ * the lexicon's longest noun, so the work is at most MAX_SPLIT_LENGTH × that.
+ */
+export const MAX_SPLIT_LENGTH = 64;
+/** Inflection endings a head may carry beyond its lexicon length. */
+const LONGEST_HEAD_ENDING = 3;
+
+/** Counts inner-loop steps of the splitter, so tests can bound its work without a clock. */
+export const splitterWork = { steps: 0 };
 
 /** Linking elements (Fugenelemente) between a modifier and the next part. */
 const LINKS = ['', 's', 'es', 'n', 'en', 'er', 'e', 'ens', 'ns'];
@@ -49,6 +62,8 @@ const PARTICLES = new Set([
   'voraus', 'vorbei', 'weg', 'weiter', 'wider', 'wieder', 'zu', 'zurück', 'zusammen', 'zwischen', 'ver', 'zer',
   'ent', 'emp', 'be', 'ge', 'er',
 ]);
+/** Modifiers ending like this take a linking s whatever follows (Wohnung|s|bau, Arbeit|s|amt). */
+const REQUIRES_LINKING_S = /(?:ung|heit|keit|schaft|ion|tät|ität|tum|ling|arbeit|sicht)$/;
 /** Fallback heads (when the modifiers are unknown) must be this long: "Ware" in "Software" is not one. */
 const MIN_FALLBACK_HEAD = 5;
 const MIN_FALLBACK_PREFIX = 4;
@@ -69,8 +84,14 @@ const NOT_A_COMPOUND = /(?:isch(?:e|en|er|es|em)?|ieren|ierens)$/;
 
 /** A piece of a compound: `lemma` its lexicon form, `surface` as written (with its linking element). */
 export interface Part { lemma: string; surface: string; head?: boolean }
-/** `linked`: the last modifier ends in a linking element. */
-interface Path { cost: number; parts: Part[]; linked: boolean }
+/** `linked`: the last modifier ends in a linking element; `previous`: the path it extends (parts as back-pointers). */
+interface Path { cost: number; part?: Part; previous?: Path; linked: boolean }
+
+function partsOf(path: Path | undefined): Part[] {
+  const parts: Part[] = [];
+  for (let at = path; at?.part !== undefined; at = at.previous) parts.push(at.part);
+  return parts.reverse();
+}
 
 /** The umlauted vowel of the last a/o/u/au turned back: städt → stadt, häus → haus. */
 function withoutLastUmlaut(word: string): string | undefined {
@@ -83,6 +104,9 @@ function withoutLastUmlaut(word: string): string | undefined {
 /** The lexicon noun that an inflected head stands for, if any. */
 export function headLemma(head: string, nouns: Lexicon): string | undefined {
   // Every candidate base keeps at least all but the last three letters.
+  // Konten → Konto, Themen → Thema: plurals that change more than an ending.
+  const irregular = IRREGULAR_PLURALS.get(head);
+  if (irregular !== undefined && nouns.has(irregular)) return irregular;
   const hasUmlaut = UMLAUT.test(head);
   const shortest = head.slice(0, Math.min(6, Math.max(MIN_PART, head.length - 3)));
   if (!hasUmlaut && !nouns.mayStart(shortest)) return undefined;
@@ -96,17 +120,26 @@ export function headLemma(head: string, nouns: Lexicon): string | undefined {
       if (plain !== undefined && nouns.has(plain)) return plain;
     }
   }
+  // Feminine forms in -in/-innen of a known noun (Ärztin, Antragstellerinnen): the lemma is the -in form.
+  const feminine = /(?:in|innen)$/.exec(head);
+  if (feminine && head.length - feminine[0].length >= MIN_PART + 1) {
+    const masculine = head.slice(0, feminine.index);
+    const plain = hasUmlaut ? withoutLastUmlaut(masculine) : undefined;
+    if (nouns.has(masculine) || (plain !== undefined && nouns.has(plain))) return masculine + 'in';
+  }
   return undefined;
 }
 
-function partCost(lemma: string, link: string): number {
+function partCost(part: Part, link: string, previous: Part | undefined): number {
   let cost = 1;
-  if (lemma.length <= MIN_PART) cost += 0.2;
+  if (part.lemma.length <= MIN_PART) cost += 0.2;
   // A linking s beats an s-initial short part (Arbeit|s|amt, not Arbeit|samt),
-  // but not a long one (Antrag|steller, not Antrag|s|teller).
+  // but not a long one (Antrag|steller, Daten|sätze, Ruhe|stand, not Antrag|s|teller,
+  // Daten|s|ätze), unless the part before always takes a linking s (Wohnung|s|...).
   if (link === 's' || link === 'es') cost -= 0.3;
   else if (link !== '') cost += 0.05; // Papier|form, not Papi|er|form
-  if (lemma.startsWith('s') && lemma.length >= 6) cost -= 0.35;
+  const surface = part.surface.slice(0, part.surface.length - link.length);
+  if (surface.startsWith('s') && surface.length >= 5 && !(previous && REQUIRES_LINKING_S.test(previous.lemma))) cost -= 0.35;
   return cost;
 }
 
@@ -117,25 +150,33 @@ function partCost(lemma: string, link: string): number {
  */
 export function splitCompound(word: string): Part[] | undefined {
   const n = word.length;
-  if (n < MIN_WORD || KEEP_WHOLE.has(word) || NOT_A_COMPOUND.test(word)) return undefined;
+  if (n < MIN_WORD || n > MAX_SPLIT_LENGTH || KEEP_WHOLE.has(word) || NOT_A_COMPOUND.test(word)) return undefined;
   const nouns = lexicon();
+  const longestPart = nouns.longest + LONGEST_HEAD_ENDING;
   const wholeIsNoun = headLemma(word, nouns) !== undefined;
 
   // reach[i]: cheapest chain of modifiers (with their links) covering word[0, i).
   const reach: (Path | undefined)[] = new Array(n + 1);
-  reach[0] = { cost: 0, parts: [], linked: false };
+  reach[0] = { cost: 0, linked: false };
   const relax = (to: number, from: Path, part: Part, link: string): void => {
-    const cost = from.cost + partCost(part.lemma, link);
+    const cost = from.cost + partCost(part, link, from.part);
     const current = reach[to];
-    if (current === undefined || cost < current.cost) reach[to] = { cost, parts: [...from.parts, part], linked: link !== '' };
+    if (current === undefined || cost < current.cost) reach[to] = { cost, part, previous: from, linked: link !== '' };
   };
 
   const hasUmlaut = UMLAUT.test(word);
   const linkRoom = (link: string, end: number): boolean => word.startsWith(link, end) && end + link.length <= n - MIN_PART;
+  // Evidence against a linking s: the stem with the s is a known noun of its own (Maus|zeiger, not
+  // Mau|s|zeiger; Kurs|anmeldung, not Kur|s|anmeldung), unless the stem ends in a suffix that
+  // always takes the s (Wohnung|s|bau, Arbeit|s|amt).
+  const sLinkAllowed = (start: number, end: number, link: string): boolean =>
+    (link !== 's' && link !== 'es') || REQUIRES_LINKING_S.test(word.slice(start, end)) || !nouns.has(word.slice(start, end + link.length));
   for (let start = 0; start <= n - 2 * MIN_PART; start++) {
     const from = reach[start];
     if (from === undefined) continue;
-    for (let end = start + MIN_PART; end <= n - MIN_PART; end++) {
+    const lastEnd = Math.min(n - MIN_PART, start + longestPart);
+    for (let end = start + MIN_PART; end <= lastEnd; end++) {
+      splitterWork.steps++;
       const stem = word.slice(start, end);
       // No noun (nor umlaut-free plural stem, nor adjective) starts like this: nor will a longer one.
       const known = nouns.mayStart(stem) || (hasUmlaut && nouns.mayStart(withoutLastUmlaut(stem) ?? stem));
@@ -145,7 +186,7 @@ export function splitCompound(word: string): Part[] | undefined {
       const flags = nouns.flags(stem);
       if (flags & IS_NOUN) {
         for (const link of LINKS) {
-          if (!linkRoom(link, end) || (shortBare && link === '')) continue;
+          if (!linkRoom(link, end) || (shortBare && link === '') || !sLinkAllowed(start, end, link)) continue;
           relax(end + link.length, from, { lemma: stem, surface: word.slice(start, end + link.length) }, link);
         }
         continue;
@@ -158,12 +199,15 @@ export function splitCompound(word: string): Part[] | undefined {
       if (flags & PLUS_E) {
         // Schul|buch, Hilf|s|mittel: the modifier drops its final -e.
         for (const link of ['', 's']) {
-          if (linkRoom(link, end)) relax(end + link.length, from, { lemma: stem + 'e', surface: word.slice(start, end + link.length) }, link);
+          if (linkRoom(link, end) && sLinkAllowed(start, end, link)) relax(end + link.length, from, { lemma: stem + 'e', surface: word.slice(start, end + link.length) }, link);
         }
       } else if (flags & (PLUS_EN | PLUS_N) && !PARTICLES.has(stem)) {
         // Verb stems and plural-only nouns, known by their noun in -(e)n:
         // Schreib|tisch (das Schreiben), Melde|pflicht, Finanz|amt (Finanzen).
         relax(end, from, { lemma: flags & PLUS_EN ? stem + 'en' : stem + 'n', surface: stem }, '');
+      } else if (flags & MODIFIER_ONLY && !PARTICLES.has(stem)) {
+        // Verb stems and compound-opening forms from the dictionary: Trenn|zeichen, Audio|gerät.
+        relax(end, from, { lemma: stem, surface: stem }, '');
       }
       // Bücher|regal, Städte|bau, Länder|spiel: an umlauted plural as modifier.
       const plain = hasUmlaut ? withoutLastUmlaut(stem) : undefined;
@@ -176,17 +220,18 @@ export function splitCompound(word: string): Part[] | undefined {
   }
 
   let best: Path | undefined;
-  for (let start = MIN_PART; start <= n - MIN_PART; start++) {
+  for (let start = Math.max(MIN_PART, n - longestPart); start <= n - MIN_PART; start++) {
+    splitterWork.steps++;
     const from = reach[start];
     if (from === undefined) continue;
     const surface = word.slice(start);
     const lemma = headLemma(surface, nouns);
     if (lemma === undefined) continue;
     if (!from.linked && ((wholeIsNoun && lemma.length <= MIN_PART) || NEEDS_LINK_BEFORE.has(lemma))) continue;
-    const cost = from.cost + partCost(lemma, '');
-    if (best === undefined || cost < best.cost) best = { cost, parts: [...from.parts, { lemma, surface, head: true }], linked: false };
+    const cost = from.cost + partCost({ lemma, surface }, '', from.part);
+    if (best === undefined || cost < best.cost) best = { cost, part: { lemma, surface, head: true }, previous: from, linked: false };
   }
-  return best?.parts ?? (wholeIsNoun ? undefined : fallbackHead(word, nouns));
+  return best !== undefined ? partsOf(best) : wholeIsNoun ? undefined : fallbackHead(word, nouns);
 }
 
 /**
@@ -196,7 +241,9 @@ export function splitCompound(word: string): Part[] | undefined {
  * not a particle: "Einstellung" does not yield "Stellung".
  */
 function fallbackHead(word: string, nouns: Lexicon): Part[] | undefined {
-  for (let start = MIN_FALLBACK_PREFIX; start <= word.length - MIN_FALLBACK_HEAD; start++) {
+  const first = Math.max(MIN_FALLBACK_PREFIX, word.length - nouns.longest - LONGEST_HEAD_ENDING);
+  for (let start = first; start <= word.length - MIN_FALLBACK_HEAD; start++) {
+    splitterWork.steps++;
     const prefix = word.slice(0, start);
     if (PARTICLES.has(prefix) || !/[aeiouyäöü]/.test(prefix)) continue;
     const surface = word.slice(start);

@@ -11,7 +11,7 @@
 // the index as syntax: punctuation is dropped, and words are lowercased
 // (FTS5 keywords are uppercase only). A query of punctuation alone yields [].
 import { baseForm } from './base-form.ts';
-import { compoundParts, splitCompound } from './compounds.ts';
+import { compoundParts, MAX_SPLIT_LENGTH, splitCompound } from './compounds.ts';
 import { foldExact, foldForStemming, restoreUmlauts } from './fold.ts';
 import { cleanWord, isComplexGroup, joinedForms, scanGroups, splitGroup, tokenize } from './tokenize.ts';
 import type { Segment } from './tokenize.ts';
@@ -118,6 +118,8 @@ function queryWords(segments: readonly Segment[]): string[] {
  */
 function queryBases(lower: string): string[] {
   const forms = [lower];
+  // A token longer than any word (hostile input) gets its own stem only.
+  if (lower.length > MAX_SPLIT_LENGTH) return [baseForm(lower)];
   // Short words (E in E-Mail, "es") would reach unrelated short stems.
   if (lower.length >= 4) forms.push(lower + 's', lower + 'e', lower + 'es');
   if (lower.length >= 4 && !lower.endsWith('n')) forms.push(lower + 'n');

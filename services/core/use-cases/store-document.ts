@@ -1,7 +1,7 @@
 import { titleKeyOfDocument, type StoredDocument } from '../document.ts';
 import type { DocumentIndex, WriteOutcome } from '../index-port.ts';
 import { LruCache } from '../lru-cache.ts';
-import { shingleSet, shingleSimilarity } from '../text.ts';
+import { differingRegions, shingleSet, shingleSimilarity } from '../text.ts';
 import { documentIdForUrl, normalizeUrl } from '../urls.ts';
 
 // The duplicate rules of DESIGN.md section 3, applied the same way for every index adapter:
@@ -11,6 +11,9 @@ import { documentIdForUrl, normalizeUrl } from '../urls.ts';
 export type StoreOutcome = WriteOutcome | 'duplicate' | 'near_duplicate';
 
 const NEAR_DUPLICATE_SIMILARITY = 0.85;
+// And the texts differ in few places: a page fetched twice changes a footer or a date, while two
+// laws made from one template (same title, another country named throughout) differ in many.
+const NEAR_DUPLICATE_MAX_REGIONS = 4;
 const NEAR_DUPLICATE_CANDIDATES = 20;
 // A cheap first filter before the shingle comparison: unrelated texts differ in about half of the
 // 64 SimHash bits, a page fetched twice with another footer line in a few.
@@ -57,7 +60,11 @@ export async function storeDocument(index: DocumentIndex, doc: StoredDocument): 
     const candidates = await index.findNearDuplicateCandidates(titleKeyOfDocument(doc), doc.fingerprint, NEAR_DUPLICATE_MAX_BITS, NEAR_DUPLICATE_CANDIDATES);
     const shingles = candidates.length ? shinglesOf(doc.text) : null;
     const near = candidates.find(
-      (other) => other.id !== doc.id && !other.duplicateOf && shingleSimilarity(shinglesOf(other.text), shingles!) >= NEAR_DUPLICATE_SIMILARITY,
+      (other) =>
+        other.id !== doc.id &&
+        !other.duplicateOf &&
+        shingleSimilarity(shinglesOf(other.text), shingles!) >= NEAR_DUPLICATE_SIMILARITY &&
+        differingRegions(other.text, doc.text) <= NEAR_DUPLICATE_MAX_REGIONS,
     );
     if (near) record = { ...doc, duplicateOf: near.id };
   }

@@ -15,14 +15,18 @@ import { siblingUrl } from './sibling.ts';
 // scores them fast. Built after 'optimize' from the index's leaves (fts5-postings.ts), valid for
 // the generation of the index it was built from (the same rule as head-terms.ts).
 //
-// File layout: the postings of each list (row ids as uint32, then weighted frequencies × 2 as
+// File layout: the postings of each list (row ids as uint32, then weighted frequencies × 100 as
 // uint16), then per-document arrays (length, type, host, topic, news, age), then a JSON footer,
 // its length (uint32) and the magic bytes.
 
 const MAGIC = 'FUNDUSL1';
-const FORMAT_VERSION = 1;
-/** Weighted frequencies are stored doubled: every column weight × 2 is a whole number (schema.ts). */
-export const FREQUENCY_SCALE = 2;
+const FORMAT_VERSION = 2;
+/**
+ * Weighted frequencies are stored × 100: every column weight × 100 is a whole number (schema.ts,
+ * down to 0.01). A body word counts 100, a title word 1000, so a list saturates (65535) only past
+ * 655 occurrences in one document, where bm25 no longer tells counts apart.
+ */
+export const FREQUENCY_SCALE = 100;
 
 export type PhraseSide = 'exact' | 'base';
 export type FacetKind = 'type' | 'host' | 'topic' | 'news';
@@ -127,7 +131,7 @@ const PARALLEL_MIN_PAGES = 4096;
 
 /**
  * Writes the postings of every listed word whose terms start in `range` to `out`, each list as
- * row ids (uint32) then weighted frequencies × 2 (uint16, padded to an even count).
+ * row ids (uint32) then weighted frequencies × 100 (uint16, padded to an even count).
  */
 export function writeListPostings(db: DatabaseSync, out: FileWriter, minDocuments: number, range?: PageRange): ListsPart {
   const lists: ListEntries = { exact: [], base: [] };

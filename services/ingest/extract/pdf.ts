@@ -4,7 +4,7 @@ import { extractText, getDocumentProxy, getMeta } from 'unpdf';
 import type { ExtractedDocument } from '../../core/document.ts';
 import { normaliseDate } from './dates.ts';
 import { ExtractionError } from './errors.ts';
-import { cleanTitle, isJunkTitle, titleFromText } from './title.ts';
+import { cleanTitle, decidePdfTitle } from './title.ts';
 import { dehyphenate } from './text.ts';
 
 // pdf.js PermissionFlag.COPY: "copy or otherwise extract text and graphics".
@@ -44,6 +44,19 @@ function mapPdfError(error: unknown): ExtractionError {
   return new ExtractionError('CORRUPT_FILE', `PDF: ${message.slice(0, 200)}`, { cause: error });
 }
 
+/**
+ * Line-end hyphens in the forms PDFs write them, turned into the plain "-\n" that dehyphenate()
+ * joins: a soft hyphen (U+00AD) vanishes with its line break, a typographic hyphen (U+2010) or a
+ * hyphen followed by spaces before the break becomes "-\n", and a word broken across a page break
+ * ("Ent-" at a page's end, "schädigung" on the next) is treated like one broken across lines.
+ */
+export function normaliseLineEndHyphens(text: string): string {
+  return text
+    .replace(/(\p{L})\u00ad[ \t]*\n+[ \t]*(\p{Ll})/gu, '$1$2')
+    .replace(/\u00ad/g, '')
+    .replace(/(\p{L})[-\u2010][ \t]*\n\n?[ \t]*(?=\p{Ll})/gu, '$1-\n');
+}
+
 export async function extractPdf(input: { bytes: Uint8Array; headers?: Record<string, string> }): Promise<ExtractedDocument> {
   // pdf.js takes over (detaches) the buffer it is given, and refuses Node Buffers: a plain copy.
   const data = new Uint8Array(input.bytes);
@@ -66,7 +79,7 @@ export async function extractPdf(input: { bytes: Uint8Array; headers?: Record<st
       }
     }
     const { totalPages, text: pages } = await extractText(pdf, { mergePages: false });
-    const text = dehyphenate(pages.map((p) => p.trim()).filter(Boolean).join('\n\n'));
+    const text = dehyphenate(normaliseLineEndHyphens(pages.map((p) => p.trim()).filter(Boolean).join('\n\n')));
     if (text.trim().length === 0) throw new ExtractionError('NO_TEXT', `the PDF has ${totalPages} page(s) but no text layer (scanned?)`);
 
     const xmpString = (key: string) => {
@@ -88,7 +101,7 @@ export async function extractPdf(input: { bytes: Uint8Array; headers?: Record<st
     put('xmp_modify_date', xmpString('xmp:modifydate'));
 
     const metaTitle = cleanTitle(str(info.Title) ?? xmpString('dc:title'));
-    const title = metaTitle && !isJunkTitle(metaTitle) ? metaTitle : titleFromText(text);
+    const { title, source: titleSource } = decidePdfTitle(metaTitle, text);
     const declaredLanguage = str(info.Language) ?? xmpString('dc:language');
     return fileDocument('pdf', {
       title,
@@ -97,7 +110,7 @@ export async function extractPdf(input: { bytes: Uint8Array; headers?: Record<st
       metadataDates: dates,
       content: {
         pageCount: totalPages,
-        titleSource: metaTitle && !isJunkTitle(metaTitle) ? 'metadata' : 'text',
+        titleSource,
         author: str(info.Author) ?? xmpString('dc:creator'),
         subject: str(info.Subject),
         keywords: str(info.Keywords),

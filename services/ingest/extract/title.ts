@@ -115,9 +115,46 @@ export function titleFromText(text: string, maxLength = 160): string {
     if (closesHeading) break;
   }
   // Footnote marks after a title-page heading ("... mit LATEX∗", "dehyph-exptl*").
-  title = stripAbbreviation(cleanTitle(title).replace(/\s*[∗*†‡]+$/u, ''));
+  title = typesetLogos(stripAbbreviation(cleanTitle(title).replace(/\s*[∗*†‡]+$/u, '')));
   if (title.length > maxLength) title = title.slice(0, maxLength).replace(/\s+\S*$/, '') + ' …';
   return title;
+}
+
+/**
+ * The TeX logos as written, not as a PDF's text layer spells them: pdf.js reads the raised and
+ * lowered letters of \\LaTeXe as "LATEX 2ε" and \\TeX as "TEX".
+ */
+export function typesetLogos(title: string): string {
+  return title
+    .replace(/\bLATEX\s?2ε/g, 'LaTeX2ε')
+    .replace(/(\p{L}*)LATEX\b/gu, (_, before: string) => `${before}LaTeX`)
+    .replace(/\bTEX\b/g, 'TeX');
+}
+
+/** 1 - Levenshtein distance / longer length, on lowercased titles (both short: a title is at most 160 characters here). */
+export function titleCloseness(a: string, b: string): number {
+  const x = a.toLowerCase().normalize('NFKC').slice(0, 200);
+  const y = b.toLowerCase().normalize('NFKC').slice(0, 200);
+  if (x === y) return 1;
+  if (!x.length || !y.length) return 0;
+  let prev = Array.from({ length: y.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= x.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= y.length; j++) cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (x[i - 1] === y[j - 1] ? 0 : 1));
+    prev = cur;
+  }
+  return 1 - prev[y.length] / Math.max(x.length, y.length);
+}
+
+/**
+ * A PDF's title: the metadata title unless it is junk; but when the title page's heading is the
+ * same title as typeset (LaTeX2ε where the metadata could only say LaTeX2e), the heading.
+ */
+export function decidePdfTitle(metaTitle: string, text: string): { title: string; source: string } {
+  const heading = titleFromText(text);
+  if (!metaTitle || isJunkTitle(metaTitle)) return { title: heading, source: 'text' };
+  if (heading && heading !== metaTitle && titleCloseness(heading, metaTitle) >= 0.9) return { title: heading, source: 'heading' };
+  return { title: metaTitle, source: 'metadata' };
 }
 
 /** Office files and PDFs: the metadata title unless it is junk, else the first heading, else the first lines. */

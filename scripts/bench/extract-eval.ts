@@ -13,6 +13,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { ExtractedDocument } from '../../services/core/document.ts';
 import { createExtractionPool, type ExtractionPool, ExtractionError } from '../../services/ingest/extract/index.ts';
+import { titleCloseness } from '../../services/ingest/extract/title.ts';
 
 interface Truth {
   path: string;
@@ -54,17 +55,7 @@ export function normaliseTitle(s: string): string {
 
 /** 1 - Levenshtein distance / longer length, on normalised titles. */
 export function titleSimilarity(a: string, b: string): number {
-  const x = normaliseTitle(a);
-  const y = normaliseTitle(b);
-  if (x === y) return 1;
-  if (!x.length || !y.length) return 0;
-  let prev = Array.from({ length: y.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= x.length; i++) {
-    const cur = [i];
-    for (let j = 1; j <= y.length; j++) cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (x[i - 1] === y[j - 1] ? 0 : 1));
-    prev = cur;
-  }
-  return 1 - prev[y.length] / Math.max(x.length, y.length);
+  return titleCloseness(normaliseTitle(a), normaliseTitle(b));
 }
 
 /** Truth dates are `YYYY-MM-DD` or `YYYY-MM`; an extracted timestamp matches on that prefix. */

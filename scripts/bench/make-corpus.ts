@@ -10,6 +10,7 @@
 import { createWriteStream, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { mulberry32 } from './lib/random.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const CORPUS = resolve(ROOT, '../shared/corpus/html');
@@ -20,16 +21,6 @@ if (!values.out) throw new Error('--out DIR is required');
 const N = Number(values.docs);
 const OUT = resolve(values.out);
 
-function mulberry32(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const random = mulberry32(Number(values.seed));
 const pick = <T>(items: T[]) => items[Math.floor(random() * items.length)];
 /** Zipf-like rank: small ranks much more often than large ones. */

@@ -17,6 +17,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { analyzeQuery } from '../../services/core/analysis/index.ts';
 import { ScoreLists, scoreListsFile } from '../../services/index/sqlite/score-lists.ts';
 import type { BenchQuery } from './lib/http-load.ts';
+import { mulberry32 } from './lib/random.ts';
 
 export const SAMPLED_CLASSES = { common: 10, mid: 20, rare: 20, pair: 50, triple: 20, filter: 15, deep: 5 } as const;
 
@@ -25,18 +26,6 @@ export interface SampledMix {
   seed: number;
   documents: number;
   queries: (BenchQuery & { documents?: number })[];
-}
-
-/** Deterministic pseudo-random numbers (mulberry32, as make-corpus.ts). */
-function random32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** Whole words of letters only: a token with a broken character in it ("k�nnen") is no word anyone types. */
@@ -54,7 +43,7 @@ interface Row {
 }
 
 export function sampleQueries(indexFile: string, seed: number): SampledMix {
-  const random = random32(seed * 7919 + 17);
+  const random = mulberry32(seed * 7919 + 17);
   const pick = <T>(items: T[]): T => items[Math.floor(random() * items.length)];
   const lists = ScoreLists.open(scoreListsFile(indexFile));
   if (!lists) throw new Error(`no score lists beside ${indexFile}: ingest the collection first`);

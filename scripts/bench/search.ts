@@ -247,6 +247,8 @@ interface StageFigures {
 const STAGES: [string, string][] = [
   ['parse/validate', 'main.parse'],
   ['analysis', 'main.analysis'],
+  ['answered on the HTTP thread (cheap queries: lookup, fetch, snippets)', 'main.inline'],
+  ['cheap-or-not check (queries then sent to a worker)', 'main.inline_check'],
   ['hand-over: post', 'main.post_message'],
   ['index lookup', 'worker.search − worker.fetch'],
   ['document fetch', 'worker.fetch'],
@@ -270,7 +272,13 @@ function stageFigures(before: StageSnapshot | null, after: StageSnapshot | null,
   }
   // Hand-over: the wait from the main thread's call to its answer, less the worker's own time
   // (queueing for a free worker, messages both ways, the main thread's event loop).
-  wall['hand-over: round trip'] = round(delta('main.index_call', 'wallMicros') - delta('worker.search', 'wallMicros') - delta('worker.snippets', 'wallMicros'));
+  wall['hand-over: round trip'] = round(
+    delta('main.index_call', 'wallMicros') -
+      delta('worker.search', 'wallMicros') -
+      delta('worker.snippets', 'wallMicros') -
+      delta('main.inline', 'wallMicros') -
+      delta('main.inline_check', 'wallMicros'),
+  );
   const mainStages = STAGES.filter(([, s]) => s.startsWith('main.')).reduce((sum, [label]) => sum + cpu[label], 0);
   const workerStages = STAGES.filter(([, s]) => s.startsWith('worker.')).reduce((sum, [label]) => sum + cpu[label], 0);
   const threads = run.serverThreadCpuSeconds;

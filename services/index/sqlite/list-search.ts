@@ -102,6 +102,20 @@ export class ListSearcher {
     return { seqs, total };
   }
 
+  /**
+   * How many postings the lists of `query`'s words hold in all (a rare word counted as the shortest
+   * list), or null when this path would not take the query. Every step of `search` below that is
+   * not block-max is bounded by it (the block-max path begins above it), the page's exact-form
+   * check reads lists among them: a query with few postings is cheap, whatever its words.
+   */
+  postingsOf(query: IndexQuery): number | null {
+    if (query.order !== 'relevance' || query.terms.length === 0 || query.terms.length > MAX_WORDS) return null;
+    if (query.minAgeDate && !(this.lists.agesComparable && /^\d{4}-\d{2}-\d{2}$/.test(query.minAgeDate))) return null;
+    const words = query.terms.map(phrasesOf);
+    if (words.some((phrases) => phrases.some((phrase) => !SINGLE_TOKEN.test(phrase.token)))) return null;
+    return words.reduce((sum, phrases) => sum + this.estimate(phrases), 0);
+  }
+
   /** Which of `seqs` match every term in its exact form (each looked up in its exact list); null for words FTS5 reads as several tokens. */
   exactMatches(terms: QueryTerm[], seqs: number[]): Set<number> | null {
     this.releaseRetired();

@@ -3,12 +3,31 @@ import type { StoredDocument } from '../../core/document.ts';
 import { AppError } from '../../core/errors.ts';
 import type { DocumentIndex, IndexQuery, IndexSearchResult, IndexStats, SourceCount, WriteOutcome } from '../../core/index-port.ts';
 import { mergeStages, stageClock, type StageTotals } from '../../core/stage-timings.ts';
+import { finishHits } from './hit-fields.ts';
 import { siblingUrl } from './sibling.ts';
 import { SqliteIndex } from './sqlite-index.ts';
 
 // The embedded index for serving: reads run on worker threads, each with its own read-only
 // connection, so that the event loop stays free for HTTP and both cores search at once
 // (node:sqlite is synchronous). Writing stays with `fundus ingest`.
+//
+// Optionally (off by default) queries that are certainly cheap — a one-word page from its head
+// list, or lists of at most `inlinePostings` postings in all, e.g. a rare or mid-frequency word —
+// are answered by the calling thread from a reader of its own while the workers are idle, sparing
+// the hand-over (two thread wake-ups and two copies). Measured at 100k documents (README "Search
+// speed"): cheap classes 0.2–0.25 ms faster at c=1, but the HTTP thread then becomes a serial
+// bottleneck (c=8: 10–15 % fewer searches a second) and the workers' queries at c=1 get slower
+// (idle workers wake more slowly), so the sampled mix as a whole gains nothing. Kept for experiments.
+
+/** FUNDUS_SEARCH_INLINE_POSTINGS (benchmarks only): postings up to which the calling thread answers a query itself; 0 (default): never. */
+const INLINE_POSTINGS = envPostings(process.env.FUNDUS_SEARCH_INLINE_POSTINGS) ?? 0;
+/** The calling thread's reader keeps few lists (they are short ones): its memory stays small. */
+const INLINE_LIST_CACHE_BYTES = 8 * 2 ** 20;
+
+function envPostings(value: string | undefined): number | null {
+  const n = Number(value);
+  return value !== undefined && value.trim() !== '' && Number.isInteger(n) && n >= 0 ? n : null;
+}
 
 type ReadCall = { method: 'search'; query: IndexQuery } | { method: 'getDocument'; documentId: string } | { method: 'listSources' | 'stats' | 'ping' };
 
@@ -30,10 +49,20 @@ export class SqliteReadPool implements DocumentIndex {
   private readonly workers: { worker: Worker; busy: number }[] = [];
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
+  /** The calling thread's reader for cheap queries (null: every search goes to a worker). */
+  private readonly inline: SqliteIndex | null;
+  private readonly inlinePostings: number;
 
-  constructor(options: { file: string; workers: number }) {
+  /** `inlinePostings`: see INLINE_POSTINGS (tests choose the path with it). */
+  constructor(options: { file: string; workers: number; inlinePostings?: number }) {
+    this.inlinePostings = options.inlinePostings ?? INLINE_POSTINGS;
     // Throws IndexNotReadyError when nothing was ingested yet or a writer holds the lock; checks the layout version.
-    new SqliteIndex({ file: options.file, readOnly: true }).closeSync();
+    const reader = new SqliteIndex({ file: options.file, readOnly: true, listCacheBytes: INLINE_LIST_CACHE_BYTES });
+    if (this.inlinePostings > 0) this.inline = reader;
+    else {
+      reader.closeSync();
+      this.inline = null;
+    }
     const url = siblingUrl('read-worker');
     for (let i = 0; i < Math.max(1, options.workers); i++) {
       const worker = new Worker(url, { workerData: { file: options.file }, execArgv: process.execArgv.filter((arg) => !arg.startsWith('--input-type')) });
@@ -79,7 +108,28 @@ export class SqliteReadPool implements DocumentIndex {
     });
   }
 
+  /** How many searches the calling thread has answered itself (tests and benchmarks look at it). */
+  inlineAnswers = 0;
+
   search(query: IndexQuery): Promise<IndexSearchResult> {
+    // Only while no worker has anything to do: under load the calling thread is the one that parses
+    // and answers every request, and work it takes on stalls all of them.
+    if (this.inline && this.pending.size === 0) {
+      const clock = stageClock(); // null unless FUNDUS_STAGE_TIMINGS (benchmark only)
+      let result: IndexSearchResult | null = null;
+      try {
+        result = this.inline.searchIfCheap(query, this.inlinePostings);
+      } catch {
+        // e.g. busy past the timeout: a worker tries, and reports a failure as it does
+      }
+      if (result) {
+        finishHits(result, query);
+        this.inlineAnswers++;
+        clock?.lap('main.inline');
+        return Promise.resolve(result);
+      }
+      clock?.lap('main.inline_check');
+    }
     return this.call({ method: 'search', query });
   }
 
@@ -119,6 +169,7 @@ export class SqliteReadPool implements DocumentIndex {
   }
 
   async close(): Promise<void> {
+    this.inline?.closeSync();
     await Promise.all(this.workers.map(({ worker }) => worker.terminate()));
   }
 }

@@ -136,6 +136,22 @@ export class SqliteIndex implements DocumentIndex {
     return this.headTermPage(query, state) ?? (state.lists && this.scoreListPage(query, state.lists)) ?? this.rankedSearch(query);
   }
 
+  /**
+   * The answer to `query` only when it is certainly cheap — a one-word page from its head list, or
+   * a query whose score lists hold at most `maxPostings` postings in all (list-search.ts
+   * `postingsOf`) — else null, having read at most a head list. The same answer as `searchSync`
+   * (the same steps in the same order); the read pool gives such queries to the calling thread.
+   */
+  searchIfCheap(query: IndexQuery, maxPostings: number): IndexSearchResult | null {
+    this.lastPlan = 'fts5';
+    const state = this.readState();
+    const head = this.headTermPage(query, state);
+    if (head) return head;
+    const postings = state.lists?.postingsOf(query) ?? null;
+    if (!state.lists || postings === null || postings > maxPostings) return null;
+    return this.scoreListPage(query, state.lists);
+  }
+
   private lastReadState: ReadState | null = null;
 
   /** Changes when another connection commits to the file (never with this connection's own commits). */

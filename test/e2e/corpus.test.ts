@@ -12,7 +12,7 @@ import { CORPUS, describeWithCorpus, readCorpusJsonl } from '../helpers/shared-c
 
 // The shared corpus of real German documents (../shared/corpus) through `fundus ingest` and the
 // API, checked against its ground truth as a client would: types, titles, dates, duplicates,
-// key-term and word-form search.
+// key-term and word-form search. Without the corpus the suite skips, with one line saying why.
 
 interface Truth {
   url: string;

@@ -11,7 +11,8 @@ import type { ConfigurationOptions } from 'typesense';
 // reference data and is not copied into the project). Query parameters and search parameters
 // must be named in the description and have its types and enums; JSON bodies and answers must
 // validate against its schemas. It wraps the real HTTP transport of the client, so the same checks
-// run against the stand-in and against a real server.
+// run against the stand-in and against a real server. Without the file (a clone with nothing beside
+// it) the checks are skipped, and the suites that use them say so.
 
 export const TYPESENSE_OPENAPI_FILE = resolve(dirname(fileURLToPath(import.meta.url)), '../../../shared/typesense/openapi.yml');
 

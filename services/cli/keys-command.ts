@@ -29,7 +29,8 @@ export interface KeysCommandIo {
   err: NodeJS.WritableStream;
 }
 
-const REDIS_CONNECT_WAIT_MS = 3000;
+// A command run once may wait for a Redis that is starting or busy (a fresh deployment).
+const REDIS_CONNECT_WAIT_MS = 10_000;
 
 /** The key store; null when only reading and the data directory holds none (nothing is created then). */
 async function openStore(data: string | undefined, env: NodeJS.ProcessEnv, readOnly: boolean): Promise<KeyStore | null> {

@@ -26,7 +26,7 @@ const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
 
 /** `fundus keys create` in the admin container: the key is the last line printed. */
 async function createKey(name: string, limit: string): Promise<string> {
-  const out = await kit.exec('admin', ['node', 'bin/fundus.js', 'keys', 'create', '--name', name, '--limit', limit]);
+  const out = await kit.exec('admin', ['node', 'bin/fundus.js', 'keys', 'create', '--name', name, '--limit', limit], 120_000);
   const key = out.trim().split('\n').pop()!.trim();
   expect(key).toMatch(/^fk_/);
   return key;

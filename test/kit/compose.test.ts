@@ -26,8 +26,18 @@ const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
 
 /** `fundus keys create` in the admin container: the key is the last line printed. */
 async function createKey(name: string, limit: string): Promise<string> {
-  const out = await kit.exec('admin', ['node', 'bin/fundus.js', 'keys', 'create', '--name', name, '--limit', limit], 120_000);
-  const key = out.trim().split('\n').pop()!.trim();
+  const args = ['exec', kit.container('admin'), 'node', 'bin/fundus.js', 'keys', 'create', '--name', name, '--limit', limit];
+  // Right after `up`, the admin container sometimes cannot reach Redis for a while although Redis
+  // answers in its own container (seen in 3 of 8 runs; cause not yet found, see the session note):
+  // the command refuses cleanly and changes nothing, so it is run again, a bounded number of times.
+  let result = await sh('podman', args, { timeoutMs: 120_000 });
+  for (let attempt = 1; attempt < 6 && result.code !== 0 && /not reachable/.test(result.stderr); attempt += 1) {
+    console.log(`kit: keys create found Redis unreachable (attempt ${attempt}); again in 5 s`);
+    await sleep(5000);
+    result = await sh('podman', args, { timeoutMs: 120_000 });
+  }
+  expect(result.code, result.stderr).toBe(0);
+  const key = result.stdout.trim().split('\n').pop()!.trim();
   expect(key).toMatch(/^fk_/);
   return key;
 }

@@ -195,4 +195,18 @@ describe('HTML extraction rules', () => {
     await expect(html('<html><head><script>var a=1</script></head><body><script>x()</script></body></html>')).rejects.toMatchObject({ code: 'NO_TEXT' });
     await expect(html('<html><head><title>Meine App</title></head><body><div id="root"></div><noscript>Bitte JavaScript aktivieren</noscript></body></html>')).rejects.toMatchObject({ code: 'NO_TEXT' });
   });
+  it('drops an unmarked menu above the heading but keeps the link lists of the page below it', async () => {
+    const links = (items: string[]) => items.map((t, i) => `<li><a href="/p${i}.html">${t}</a></li>`).join('');
+    const doc = await html(`<html><head><title>Diagrammlegende</title></head><body>
+      <div class="top"><ul>${links(['Startseite', 'Produkte', 'Kontakt', 'Impressum'])}</ul></div>
+      <h1>Diagrammlegende bearbeiten</h1>
+      <p>Um die Legende eines Diagramms zu bearbeiten, doppelklicken Sie auf das Diagramm und wählen Sie die Legende aus.
+      Im Dialog legen Sie die Position, die Schriftart und die Umrandung der Legende fest.</p>
+      <div class="relatedtopics"><p>Verwandte Themen</p><div>${links(['Diagrammachse bearbeiten', 'Diagrammtitel bearbeiten', 'Objektumrandungen festlegen'])}</div></div>
+      </body></html>`);
+    expect(doc.text).toContain('Legende eines Diagramms');
+    expect(doc.text).toContain('Objektumrandungen festlegen');
+    expect(doc.text).toContain('Diagrammachse bearbeiten');
+    expect(doc.text).not.toMatch(/Startseite|Impressum/);
+  });
 });

@@ -5,8 +5,8 @@
 // 99.8%) and worse titles (70% vs 99.8%); see scripts/bench/extract-eval.ts.
 //
 // Boilerplate is removed by structure, not by a scoring model: <nav>/<aside>/<header>/<footer> and their
-// ARIA roles, menu/cookie/share/breadcrumb class and id names, hidden elements, and containers that are
-// mostly link text (menus, tables of contents, "previous/next" bars). When the page marks its main
+// ARIA roles, menu/cookie/share/breadcrumb class and id names, hidden elements, and containers above the
+// page's heading that are mostly link text (unmarked menus and bars). When the page marks its main
 // content (<main>, role=main, one <article>, or a content/main id), only that part is kept.
 
 /** The subset of a DOM the walker reads; html-tree.ts builds it (a linkedom document also fits). */
@@ -74,6 +74,7 @@ const BLOCK_TAGS = new Set([
   'figcaption', 'figure', 'form', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'header', 'hgroup', 'hr', 'li', 'main',
   'ol', 'p', 'pre', 'section', 'summary', 'table', 'tbody', 'td', 'tfoot', 'th', 'thead', 'tr', 'ul', 'br', 'html',
 ]);
+const HEADING_TAGS = new Set(['h1', 'h2', 'h3', 'h4', 'h5', 'h6']);
 const DENSITY_TAGS = new Set(['div', 'ul', 'ol', 'table', 'tbody', 'section', 'dl', 'p', 'td', 'tr', 'center', 'form']);
 const MAN_NAME_HEADINGS = new Set(['NAME', 'BEZEICHNUNG', 'NOM', 'NOMBRE', 'NOME', 'NAAM']);
 
@@ -117,6 +118,9 @@ interface WalkState {
   articleCount: number;
   firstArticle: Region | null;
   expectManName: boolean;
+  /** Where the first in-content h1 and the first heading of any level begin in `out` (-1: none). */
+  firstH1: number;
+  firstHeading: number;
 }
 
 interface Tally {
@@ -242,6 +246,8 @@ function walkNode(child: DomNode, state: WalkState, ctx: Context, tally: Tally):
   const priority = childDropped ? 0 : mainPriority(child, tag);
   const isMain = priority > 0 && !ctx.insideMain && (state.main === null || priority < state.main.priority);
   const start = state.out.length;
+  if (tag === 'h1' && !childDropped && state.firstH1 < 0) state.firstH1 = start;
+  if (HEADING_TAGS.has(tag) && !childDropped && state.firstHeading < 0) state.firstHeading = start;
   const block = BLOCK_TAGS.has(tag);
   if (block) state.out.push('\n');
   if (tag === 'td' || tag === 'th') state.out.push(' ');
@@ -301,10 +307,15 @@ export function joinLines(parts: string[]): string {
 
 /**
  * Link lists go only when the region has at least as much other text: on a chapter page that is all
- * table of contents, the contents are the page (and what people search it by).
+ * table of contents, the contents are the page (and what people search it by). And only those before
+ * the page's heading (menus, bars above the content): below it, a list of links is the page's own —
+ * related topics, "see also", its contents, a table of packages — and its words say what the page is
+ * about (on the shared corpus every one of the 137 lists the rule took was of that kind).
  */
 function pruneLinkLists(state: WalkState, region: Region): void {
-  const inside = state.dense.filter((d) => d.start >= region.start && d.end <= region.end);
+  // The page's heading: its first h1, or its first heading of any level where it has none (DocBook, Texinfo).
+  const heading = state.firstH1 >= 0 ? state.firstH1 : state.firstHeading;
+  const inside = state.dense.filter((d) => d.start >= region.start && d.end <= region.end && (heading < 0 || d.end <= heading));
   const linkListChars = inside.reduce((sum, d) => sum + d.chars, 0);
   if (region.chars - linkListChars < linkListChars) return;
   for (const d of inside) state.out.fill('', d.start, d.end);
@@ -319,7 +330,7 @@ export function walkDocument(topLevel: Iterable<DomNode>, documentElement: DomNo
     lang: null, titleTag: null, baseHref: null, meta: new Map(), canonical: null, jsonLd: [], h1: [], h2: [],
     times: [], itemTypes: new Set(), itemProps: new Map(), manNameLine: null, manFooterDate: null, linkCount: 0,
   };
-  const state: WalkState = { out: [], dense: [], signals, main: null, articleCount: 0, firstArticle: null, expectManName: false };
+  const state: WalkState = { out: [], dense: [], signals, main: null, articleCount: 0, firstArticle: null, expectManName: false, firstH1: -1, firstHeading: -1 };
   if (documentElement) signals.lang = attr(documentElement, 'lang') ?? attr(documentElement, 'xml:lang');
   const tally: Tally = { chars: 0, linkChars: 0, links: 0 };
   for (const node of topLevel) walkNode(node, state, { depth: 0, dropped: false, insideMain: false, pre: false }, tally);

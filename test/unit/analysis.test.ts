@@ -187,6 +187,35 @@ describe('analyzeQuery', () => {
     expect(matches('Haus', 'HAUS')).toBe('exact');
   });
 
+  it('meets loan-word plurals both ways, also as compound heads', () => {
+    for (const [singular, plural] of [
+      ['Zentrum', 'Zentren'], ['Einkaufszentrum', 'Einkaufszentren'], ['Ministerium', 'Ministerien'],
+      ['Bundesministerium', 'Bundesministerien'], ['Mechanismus', 'Mechanismen'], ['Suchalgorithmus', 'Suchalgorithmen'],
+      ['Zyklus', 'Zyklen'], ['Firma', 'Firmen'], ['Lieblingsthema', 'Lieblingsthemen'], ['Antibiotikum', 'Antibiotika'],
+      ['Lexikon', 'Lexika'], ['Schema', 'Schemata'], ['Index', 'Indizes'], ['Einheitsmatrix', 'Einheitsmatrizen'],
+    ]) {
+      expect(matches(singular, `die ${plural}`), `${singular} → ${plural}`).toBe('word_form');
+      expect(matches(plural, `das ${singular}`), `${plural} → ${singular}`).toBe('word_form');
+    }
+  });
+
+  it('does not read German words as loan plurals', () => {
+    expect(matches('Hai', 'das Haus')).toBe(false);
+    expect(matches('Haus', 'der Hai')).toBe(false);
+    expect(matches('Komma', 'wir kommen')).toBe(false);
+    expect(matches('Datum', 'die Daten')).toBe(false);
+    expect(matches('Kliniken', 'das Klinikum')).toBe(false);
+  });
+
+  it('meets a singular that Snowball stems apart from its plural', () => {
+    // Kurs → kur but Kurse → kurs; Problem → probl but Probleme → problem; Abendstern → abend.
+    expect(matches('Kurse', 'der Kurs')).toBe('word_form');
+    expect(matches('Kurses', 'der Kurs')).toBe('word_form');
+    expect(matches('Probleme', 'ein Problem')).toBe('word_form');
+    expect(matches('Abendsterne', 'der Abendstern')).toBe('word_form');
+    expect(matches('Erdgases', 'das Erdgas')).toBe('word_form');
+  });
+
   it('splits hyphenated query words into one term per part and joins apostrophes', () => {
     expect(analyzeQuery('E-Mail-Adresse').map((t) => t.text)).toEqual(['E', 'Mail', 'Adresse']);
     expect(matches('E-Mail-Adresse', 'Ihre E-Mail-Adresse')).toBe('exact');

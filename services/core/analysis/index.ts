@@ -14,6 +14,7 @@ import { baseForm } from './base-form.ts';
 import { compoundParts, MAX_SPLIT_LENGTH, splitCompound } from './compounds.ts';
 import { foldExact, foldForStemming, restoreUmlauts } from './fold.ts';
 import { cleanWord, isComplexGroup, joinedForms, scanGroups, splitGroup, tokenize } from './tokenize.ts';
+import { otherNounForms } from './word-forms.ts';
 import type { Segment } from './tokenize.ts';
 
 export type { Token } from './tokenize.ts';
@@ -113,8 +114,9 @@ function queryWords(segments: readonly Segment[]): string[] {
  * umlaut reading when written with ae/oe/ue (Mueller → Müller); and the stems
  * of its neighbouring inflected forms, because Snowball stems some pairs
  * apart (Fenster → fen but Fensters → fenst; Beamtin/Beamtinnen;
- * Nachbar/Nachbarn). Each extra key is the stem of a real form of the same
- * word, so it can only meet the same word in a text.
+ * Nachbar/Nachbarn), and of the forms word-forms.ts finds with the noun
+ * lexicon (Zentren/Zentrum, Kurse/Kurs). Each extra key is the stem of a real
+ * form of the same word, so it can only meet the same word in a text.
  */
 function queryBases(lower: string): string[] {
   const forms = [lower];
@@ -127,6 +129,8 @@ function queryBases(lower: string): string[] {
   if (lower.endsWith('innen')) forms.push(lower.slice(0, -3));
   if (/[^s]s$/.test(lower) && lower.length >= 5) forms.push(lower.slice(0, -1));
   if (/[lr]n$/.test(lower) && lower.length >= 5) forms.push(lower.slice(0, -1));
+  // Forms the stemmer cannot reach: loan-word plurals (Zentren/Zentrum), over-stemmed singulars (Kurse/Kurs).
+  forms.push(...otherNounForms(lower));
   const bases = new Set(forms.map(baseForm));
   const umlautReading = restoreUmlauts(lower);
   if (umlautReading !== lower) bases.add(baseForm(umlautReading));

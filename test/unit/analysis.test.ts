@@ -192,7 +192,7 @@ describe('analyzeQuery', () => {
       ['Zentrum', 'Zentren'], ['Einkaufszentrum', 'Einkaufszentren'], ['Ministerium', 'Ministerien'],
       ['Bundesministerium', 'Bundesministerien'], ['Mechanismus', 'Mechanismen'], ['Suchalgorithmus', 'Suchalgorithmen'],
       ['Zyklus', 'Zyklen'], ['Firma', 'Firmen'], ['Lieblingsthema', 'Lieblingsthemen'], ['Antibiotikum', 'Antibiotika'],
-      ['Lexikon', 'Lexika'], ['Schema', 'Schemata'], ['Index', 'Indizes'], ['Einheitsmatrix', 'Einheitsmatrizen'],
+      ['Lexikon', 'Lexika'], ['Schema', 'Schemata'], ['Index', 'Indizes'], ['Einheitsmatrix', 'Einheitsmatrizen'], ['Saldo', 'Salden'], ['Tempo', 'Tempi'],
     ]) {
       expect(matches(singular, `die ${plural}`), `${singular} → ${plural}`).toBe('word_form');
       expect(matches(plural, `das ${singular}`), `${plural} → ${singular}`).toBe('word_form');

@@ -23,7 +23,9 @@ const LOAN_PLURALS: readonly (readonly [string, string])[] = [
  * Shorter endings that German words have too (Komma/kommen, Haus/Hai, Datum/Daten): taken only
  * when what the two forms share is at least MIN_STEM letters and neither a noun nor a verb stem.
  */
-const SHORT_LOAN_PLURALS: readonly (readonly [string, string])[] = [['um', 'en'], ['um', 'a'], ['us', 'en'], ['us', 'i'], ['a', 'en']];
+const SHORT_LOAN_PLURALS: readonly (readonly [string, string])[] = [
+  ['um', 'en'], ['um', 'a'], ['us', 'en'], ['us', 'i'], ['a', 'en'], ['o', 'en'], ['o', 'i'],
+];
 /** Inflection endings stripped to find the singular (not -er: Snowball strips it, and Bauer is no plural of Bau). */
 const ENDINGS = ['e', 'es', 'en', 'n', 's', 'se', 'ses', 'sen'];
 const MIN_WORD = 5;

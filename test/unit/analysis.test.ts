@@ -140,6 +140,9 @@ describe('compound parts', () => {
     expect(analyzeWord('Arbeitsamt').bases).toContain('amt');
     expect(analyzeWord('Arbeitsamt').bases).not.toContain('samt');
     expect(analyzeWord('Reisende').bases).not.toContain('end');
+    // A derivation is no compound with an unknown modifier: Übersetzungen is not Überset|zungen.
+    expect(analyzeWord('Übersetzungen').bases).toEqual(['ubersetz']);
+    expect(matches('Zunge', 'die Übersetzungen')).toBe(false);
   });
 
   it('does not give "Tag" a match in Bundestag words', () => {

@@ -67,6 +67,8 @@ const REQUIRES_LINKING_S = /(?:ung|heit|keit|schaft|ion|tät|ität|tum|ling|arbe
 /** Fallback heads (when the modifiers are unknown) must be this long: "Ware" in "Software" is not one. */
 const MIN_FALLBACK_HEAD = 5;
 const MIN_FALLBACK_PREFIX = 4;
+/** A fallback head that is a derivational suffix with a consonant or two before it: Überset|zungen is Übersetzungen. */
+const SUFFIX_HEAD = /^[^aeiouyäöü]{1,3}(?:ung|heit|keit|schaft)(?:en|s)?$/;
 
 /** Words that are lexicalised as a whole; their parts would mislead ("Tag" in "Bundestag"). */
 const KEEP_WHOLE = new Set([
@@ -248,6 +250,7 @@ function fallbackHead(word: string, nouns: Lexicon): Part[] | undefined {
     if (PARTICLES.has(prefix) || !/[aeiouyäöü]/.test(prefix)) continue;
     const surface = word.slice(start);
     const lemma = headLemma(surface, nouns);
+    if (SUFFIX_HEAD.test(surface)) continue;
     if (lemma !== undefined && lemma.length >= MIN_FALLBACK_HEAD && !NEEDS_LINK_BEFORE.has(lemma)) return [{ lemma, surface, head: true }];
   }
   return undefined;

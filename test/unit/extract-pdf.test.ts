@@ -105,6 +105,19 @@ describe('PDFs made in the test', () => {
     expect(decidePdfTitle('Merkblatt Abfall', 'Bitte trennen Sie Papier\nGlas')).toEqual({ title: 'Merkblatt Abfall', source: 'metadata' });
   });
 
+  it('names a title page that gives only a package name by its subtitle and the name', async () => {
+    const pdf = makePdf(['dehyph-exptl*', 'Experimentelle Trennmuster für die deutsche Sprache', 'Die Trennmustermannschaft'], '<< /Title (dehyph-exptl) >>');
+    expect((await extractDocument({ bytes: pdf, url: 'https://x.example/d.pdf' })).title).toBe('Experimentelle Trennmuster für die deutsche Sprache (dehyph-exptl)');
+    // Words are a title already; a version line or a date is no subtitle.
+    expect(decidePdfTitle('Satzung', 'Satzung\nDes Vereins der Freunde')).toEqual({ title: 'Satzung', source: 'metadata' });
+    expect(decidePdfTitle('mytool', 'mytool\nVersion 2.4 vom 3. Mai 2010')).toEqual({ title: 'mytool', source: 'metadata' });
+  });
+
+  it('skips a credit line with a web address above the title page heading', async () => {
+    const pdf = makePdf(['Zeichnung von Duane Bibby; Dank an www.ctan.org', 'Bilder einfügen in LaTeX', 'Version 1.50'], '<< /Title (l2picfaq.dvi) >>');
+    expect((await extractDocument({ bytes: pdf, url: 'https://x.example/p.pdf' })).title).toBe('Bilder einfügen in LaTeX');
+  });
+
   it('joins words broken at line ends however the PDF writes the hyphen, and keeps elided compounds', () => {
     const join = (text: string) => dehyphenate(normaliseLineEndHyphens(text));
     expect(join('Ent-\nschädigung')).toBe('Entschädigung');

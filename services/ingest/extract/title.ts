@@ -101,9 +101,14 @@ export function isJunkTitle(title: string): boolean {
 // A line ending in one of these words continues on the next line (a title wrapped on a title page).
 const CONNECTOR_END_RE = /(?:^|\s)(?:und|oder|sowie|für|der|die|das|des|den|dem|von|vom|mit|zum|zur|zu|in|im|über|auf|an|am|bei|nach|aus|eines|einer|einem|the|of|and|for|to|on|a|an)$|[-–:]$/i;
 
+const WEB_ADDRESS_RE = /\bwww\.[\p{L}\d-]+\.\p{L}{2,}|\bhttps?:\/\//iu;
+
 /** A title from the first lines of a text: the first line, joined with the lines a wrapped title spans. */
 export function titleFromText(text: string, maxLength = 160): string {
   const lines = text.split('\n', 12).map((l) => l.trim()).filter(Boolean);
+  // A credit or a running header with a web address above the heading is not the title
+  // ("CTAN lion drawing by Duane Bibby; thanks to www.ctan.org").
+  while (lines.length > 1 && WEB_ADDRESS_RE.test(lines[0])) lines.shift();
   if (lines.length === 0) return '';
   let title = lines[0];
   for (let i = 1; i < Math.min(lines.length, 5) && title.length < maxLength; i++) {
@@ -152,9 +157,31 @@ export function titleCloseness(a: string, b: string): number {
  */
 export function decidePdfTitle(metaTitle: string, text: string): { title: string; source: string } {
   const heading = titleFromText(text);
-  if (!metaTitle || isJunkTitle(metaTitle)) return { title: heading, source: 'text' };
-  if (heading && heading !== metaTitle && titleCloseness(heading, metaTitle) >= 0.9) return { title: heading, source: 'heading' };
-  return { title: metaTitle, source: 'metadata' };
+  let chosen: { title: string; source: string };
+  if (!metaTitle || isJunkTitle(metaTitle)) chosen = { title: heading, source: 'text' };
+  else if (heading && heading !== metaTitle && titleCloseness(heading, metaTitle) >= 0.9) chosen = { title: heading, source: 'heading' };
+  else chosen = { title: metaTitle, source: 'metadata' };
+  const described = withSubtitle(chosen.title, text);
+  return described ? { title: described, source: 'subtitle' } : chosen;
+}
+
+/** A package or program name alone: lowercase letters and digits, joined by - . _ (dehyph-exptl, l2picfaq). */
+const IDENTIFIER_RE = /^[\p{Ll}\d]+(?:[-._][\p{Ll}\d]+)*$/u;
+const SUBTITLE_RE = /^\p{Lu}[^.!?]*$/u;
+
+/**
+ * A title page that names only a package ("dehyph-exptl") and says what it is on the next line
+ * ("Experimentelle Trennmuster für die deutsche Sprache") is named by both, as a catalogue does:
+ * "Experimentelle Trennmuster für die deutsche Sprache (dehyph-exptl)". Null when the title is
+ * words, or the text does not open with the name and a subtitle of at least three words.
+ */
+export function withSubtitle(title: string, text: string): string | null {
+  if (!IDENTIFIER_RE.test(title)) return null;
+  const lines = text.split('\n', 4).map((line) => cleanTitle(line).replace(/\s*[∗*†‡]+$/u, ''));
+  if (lines.length < 2 || lines[0] !== title) return null;
+  const subtitle = typesetLogos(lines[1]);
+  if (!SUBTITLE_RE.test(subtitle) || subtitle.split(' ').length < 3 || subtitle.length > 120 || /\d{4}/.test(subtitle)) return null;
+  return `${subtitle} (${title})`;
 }
 
 /** Office files and PDFs: the metadata title unless it is junk, else the first heading, else the first lines. */

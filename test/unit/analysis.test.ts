@@ -145,6 +145,18 @@ describe('compound parts', () => {
     expect(matches('Zunge', 'die Übersetzungen')).toBe(false);
   });
 
+  it('indexes the parts of a compound once per text, the word itself at every occurrence', () => {
+    const count = (stream: string, token: string) => stream.split(' ').filter((t) => t === token).length;
+    const [own, ...parts] = analyzeWord('Verwaltungsgericht').bases;
+    const { base } = analyzeForIndex('Das Verwaltungsgericht. Vor dem Verwaltungsgericht klagt, wen das Verwaltungsgericht lädt.');
+    expect(count(base, own)).toBe(3);
+    expect(parts.length).toBeGreaterThan(0);
+    for (const part of parts) expect(count(base, part)).toBe(1);
+    // A part that also stands alone counts at each of its own occurrences, and once as a part.
+    expect(count(analyzeForIndex('Gericht, Verwaltungsgericht, Gericht, Verwaltungsgericht').base, 'gericht')).toBe(3);
+    expect(matches('Gericht', 'Das Verwaltungsgericht')).toBe('word_form');
+  });
+
   it('does not give "Tag" a match in Bundestag words', () => {
     expect(matches('Tag', 'Die Bundestagswahl und der Bundestag')).toBe(false);
   });

@@ -72,10 +72,15 @@ export function analyzeWord(word: string): AnalyzedWord {
   return { exact, bases: [...bases] };
 }
 
-/** The two token streams of a text, space-separated, for the exact and the base column. */
+/** The two token streams of a text, space-separated, for the exact and the base column (compound parts once). */
 export function analyzeForIndex(text: string): AnalyzedText {
   let exact = '';
   let base = '';
+  // A word's own base counts at every occurrence, the bases of its compound parts once per text: a
+  // page that repeats "Verwaltungsgericht" thirty times is about that court, not thirty times about
+  // "Verwaltung", and must not bury the pages that use the word itself (word forms found in the top
+  // 50 on the shared corpus: 93.8 → 94.5 %, compound parts and key terms unchanged).
+  const seenParts = new Set<string>();
   const add = (word: string): void => {
     const analysis = analyzeCached(word);
     if (!analysis.exact) return;
@@ -84,7 +89,17 @@ export function analyzeForIndex(text: string): AnalyzedText {
       base += ' ';
     }
     exact += analysis.exact;
-    base += analysis.basesText;
+    if (analysis.bases.length === 1) {
+      base += analysis.basesText;
+      return;
+    }
+    base += analysis.bases[0];
+    for (let i = 1; i < analysis.bases.length; i++) {
+      const part = analysis.bases[i];
+      if (seenParts.has(part)) continue;
+      seenParts.add(part);
+      base += ' ' + part;
+    }
   };
   scanGroups(text, (start, end, maybeComplex) => {
     const raw = text.slice(start, end);

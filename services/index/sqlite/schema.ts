@@ -2,21 +2,21 @@ import type { DatabaseSync } from 'node:sqlite';
 
 // Version of the on-disk layout; a file written by another version is refused with a clear message.
 // 3: rank weights below, and the German analysis's new compound parts (hunspell-filled lexicon).
-// 4: no exact-form weight in the body (below), and the text of link lists below a page's heading.
+// 4: compound parts in the base columns once per text, and the text of link lists below a page's heading.
 export const SQLITE_SCHEMA_VERSION = '4';
 
 // Column weights of bm25 over (title_exact, body_exact, title_base, body_base, facets): a word in
 // the title counts ten times a word in the body. The base columns carry the ranking, so every form
 // of a word counts alike, as in a stemmed index. A word in its exact form also scores in the exact
-// title column, so a title with the very word ranks above one with another form of it. Not in the
-// body: even a hundredth there decides among the hundreds of pages that hold a common word about
-// equally (a footer, a caption) and always puts those with another form of the word last. Word
-// forms found in the top 50 on the shared corpus (scripts/bench/quality.ts): 88 % with weights
-// 10/1/4/0.5, 90.6 % with 1/0.1/10/1, 93.5 % with 1/0.01/10/1, 94.3 % with these; the price, where
-// a query's rare form (a genitive "Beispiels") was the only clue: compound heads 99.1 → 98.9 %,
-// modifiers 98.1 → 97.9 %, key-term MRR 0.972 → 0.971. Weights are multiples of 0.01 (score-lists.ts).
-// The exact body column still decides match_type.
-export const RANK_WEIGHTS = [1.0, 0.0, 10.0, 1.0, 0.0] as const;
+// columns: fully in the title, so exact hits rank above word-form hits of similar relevance, and
+// only a hundredth in the body, because even a tenth buried documents that hold only another form
+// of the word under exact hits (word forms found in the top 50 on the shared corpus: 88 % with
+// weights 10/1/4/0.5, 90.6 % with 1/0.1/10/1, 93.2 % with these; scripts/bench/quality.ts).
+// Measured again with compound parts once per text: no weight in the body exact column gives word
+// forms 94.5 → 95.3 %, but compound heads 99.1 → 98.9 %, modifiers 98.1 → 98.0 % and key-term
+// MRR 0.972 → 0.970 (a query's rare exact form, a genitive "Beispiels", was their only clue), so
+// the hundredth stays. Weights are multiples of 0.01 (score-lists.ts stores them × 100).
+export const RANK_WEIGHTS = [1.0, 0.01, 10.0, 1.0, 0.0] as const;
 export const RANK_FUNCTION = `bm25(${RANK_WEIGHTS.map((weight) => String(weight)).join(', ')})`;
 
 export function createSchema(db: DatabaseSync): void {

@@ -128,6 +128,10 @@ describe('compound parts', () => {
     expect(matches('Gericht', 'beim Oberlandesgericht')).toBe('word_form');
     expect(matches('Datei', 'die Konfigurationsdatei')).toBe('word_form');
     expect(matches('Buch', 'Bücherregal')).toBe('word_form');
+    // A plural in -ieren is a noun, not a verb in -ieren: Haus|tieren.
+    expect(matches('Haus', 'mit Haustieren')).toBe('word_form');
+    expect(matches('Tier', 'mit Haustieren')).toBe('word_form');
+    expect(analyzeWord('informieren').bases).toHaveLength(1);
   });
 
   it('splits into few long parts, not short junk', () => {

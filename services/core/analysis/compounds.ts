@@ -152,10 +152,12 @@ function partCost(part: Part, link: string, previous: Part | undefined): number 
  */
 export function splitCompound(word: string): Part[] | undefined {
   const n = word.length;
-  if (n < MIN_WORD || n > MAX_SPLIT_LENGTH || KEEP_WHOLE.has(word) || NOT_A_COMPOUND.test(word)) return undefined;
+  if (n < MIN_WORD || n > MAX_SPLIT_LENGTH || KEEP_WHOLE.has(word)) return undefined;
   const nouns = lexicon();
   const longestPart = nouns.longest + LONGEST_HEAD_ENDING;
   const wholeIsNoun = headLemma(word, nouns) !== undefined;
+  // Verbs in -ieren and adjectives in -isch are not compounds, but a noun's plural may end so (Haustieren).
+  if (NOT_A_COMPOUND.test(word) && !wholeIsNoun) return undefined;
 
   // reach[i]: cheapest chain of modifiers (with their links) covering word[0, i).
   const reach: (Path | undefined)[] = new Array(n + 1);

@@ -12,10 +12,10 @@ export const SQLITE_SCHEMA_VERSION = '4';
 // only a hundredth in the body, because even a tenth buried documents that hold only another form
 // of the word under exact hits (word forms found in the top 50 on the shared corpus: 88 % with
 // weights 10/1/4/0.5, 90.6 % with 1/0.1/10/1, 93.2 % with these; scripts/bench/quality.ts).
-// Measured again with compound parts once per text: no weight in the body exact column gives word
-// forms 94.5 → 95.3 %, but compound heads 99.1 → 98.9 %, modifiers 98.1 → 98.0 % and key-term
-// MRR 0.972 → 0.970 (a query's rare exact form, a genitive "Beispiels", was their only clue), so
-// the hundredth stays. Weights are multiples of 0.01 (score-lists.ts stores them × 100).
+// Measured again with compound parts once per text (layout 4, FTS5's order): no weight in the body
+// exact column gives word forms 94.5 → 95.3 %, but compound heads 99.1 → 98.9 %, modifiers
+// 98.1 → 98.1 % (one fewer) and key-term MRR 0.972 → 0.970 (a query's rare exact form, a genitive
+// "Beispiels", was their only clue), so the hundredth stays. Weights are multiples of 0.01 (score-lists.ts stores them × 100).
 export const RANK_WEIGHTS = [1.0, 0.01, 10.0, 1.0, 0.0] as const;
 export const RANK_FUNCTION = `bm25(${RANK_WEIGHTS.map((weight) => String(weight)).join(', ')})`;
 

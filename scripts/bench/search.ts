@@ -146,6 +146,8 @@ interface LevelFigures extends Percentiles {
   throughput: number;
   gteShare: number;
   serverCpuCores: number;
+  /** The server process's CPU (/proc, all threads) per answered request, µs. */
+  serverCpuMicrosPerRequest: number;
   /** Of the server's CPU: its main thread (HTTP, validation, JSON) and its search worker threads. */
   serverMainThreadCores: number;
   serverWorkerThreadCores: number;
@@ -302,6 +304,7 @@ function levelFigures(run: LoadRun, quietBefore = true): LevelFigures {
     throughput: Math.round(ok.length / run.seconds),
     gteShare: round(ok.filter((s) => s.gte).length / Math.max(1, ok.length)),
     serverCpuCores: round(run.serverCpuSeconds / run.seconds),
+    serverCpuMicrosPerRequest: Math.round((run.serverCpuSeconds * 1e6) / Math.max(1, ok.length)),
     serverMainThreadCores: round((threads.MainThread ?? 0) / run.seconds),
     serverWorkerThreadCores: round((threads.WorkerThread ?? 0) / run.seconds),
     clientCpuCores: round(run.clientCpuSeconds / run.seconds),
@@ -481,7 +484,7 @@ async function measure(docs: number): Promise<SizeResult[]> {
         const figures = levelFigures(run);
         log(
           `${docs}: ${mix.name} mix: c=${concurrency}: p50 ${figures.p50} ms, p99 ${figures.p99} ms, ${figures.throughput}/s, errors ${figures.errors}; ` +
-            `CPU cores: server ${figures.serverCpuCores} (main ${figures.serverMainThreadCores}, workers ${figures.serverWorkerThreadCores}), client ${figures.clientCpuCores}, other ${figures.otherCpuCores}`,
+            `server CPU ${figures.serverCpuMicrosPerRequest} µs/request; CPU cores: server ${figures.serverCpuCores} (main ${figures.serverMainThreadCores}, workers ${figures.serverWorkerThreadCores}), client ${figures.clientCpuCores}, other ${figures.otherCpuCores}`,
         );
       }
     }

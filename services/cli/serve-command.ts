@@ -106,7 +106,8 @@ export async function startServices(config: Config, givenLogStream?: NodeJS.Writ
   const log = pino({ level: config.logLevel }, logStream);
   const threadCount = gatewayThreadCount(config);
   const { index, fediverseIndex } = await openIndexes(config, log, threadCount);
-  analyzeWord('Bundestagswahl'); // query analysis runs here: load the compound lexicon before the first request
+  // Query analysis runs here (unless serving threads answer every search): load the compound lexicon before the first request.
+  if (index) analyzeWord('Bundestagswahl');
   const access = await createAccess(config, log);
   const apps: FastifyInstance[] = [];
   const urls: Record<string, string> = {};
@@ -125,7 +126,13 @@ export async function startServices(config: Config, givenLogStream?: NodeJS.Writ
   };
   try {
     if (threadCount > 0) {
-      gatewayThreads = await startGatewayThreads({ config, count: threadCount, budgets: access.budgets, logStream });
+      gatewayThreads = await startGatewayThreads({
+        config,
+        count: threadCount,
+        budgets: access.budgets,
+        logStream,
+        onThreadLost: (error) => log.error({ err: error ?? undefined }, 'a gateway thread stopped; the others go on serving'),
+      });
       urls.gateway = gatewayThreads.url;
     } else if (config.roles.includes('gateway') && index) {
       const externalUrl = config.gateway.externalUrl;

@@ -37,6 +37,8 @@ export interface GatewayThreadsOptions {
   count: number;
   budgets: Budgets;
   logStream: NodeJS.WritableStream;
+  /** Told when a thread stops on its own after start-up (the others go on serving the port). */
+  onThreadLost?(error: Error | null): void;
 }
 
 /** SO_REUSEPORT is Linux's (and some BSDs'); elsewhere the gateway stays on the main thread. */
@@ -84,7 +86,7 @@ export async function startGatewayThreads(options: GatewayThreadsOptions): Promi
     answerBudgetCalls(channel.port1, budgets);
     channel.port1.unref();
     const data: GatewayThreadData = { config, port, first: i === 0, budgetsPort: channel.port2 };
-    const worker = new Worker(url, { workerData: data, transferList: [channel.port2], execArgv, name: `gateway ${i + 1}` });
+    const worker = new Worker(url, { workerData: data, transferList: [channel.port2], execArgv, name: 'gateway' }); // the threads' name in /proc (the benchmark adds their CPU up by it)
     const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
     listening.push(
       new Promise<string>((resolve, reject) => {
@@ -107,8 +109,17 @@ export async function startGatewayThreads(options: GatewayThreadsOptions): Promi
     );
     threads.push({ worker, exited });
   }
+  let closingAll = false;
+  for (const { worker, exited } of threads) {
+    let failure: Error | null = null;
+    worker.on('error', (error) => (failure = error));
+    void exited.then(() => {
+      if (!closingAll) options.onThreadLost?.(failure);
+    });
+  }
 
   const stopAll = async () => {
+    closingAll = true;
     for (const { worker } of threads) worker.postMessage({ kind: 'close' } satisfies MainMessage);
     await Promise.all(threads.map(({ exited }) => exited));
   };
@@ -116,6 +127,7 @@ export async function startGatewayThreads(options: GatewayThreadsOptions): Promi
   try {
     addresses = await Promise.all(listening);
   } catch (error) {
+    closingAll = true;
     await Promise.all(threads.map(({ worker }) => worker.terminate()));
     throw error;
   }

@@ -271,6 +271,12 @@ function stageFigures(before: StageSnapshot | null, after: StageSnapshot | null,
   const wall: Record<string, number> = {};
   for (const [label, source] of STAGES) {
     const [first, ...less] = source.split(' − ');
+    // A stage the serving mode does not have (no worker.message on serving threads) is none, not a difference.
+    if (less.length && !delta(first, 'wallMicros')) {
+      cpu[label] = 0;
+      wall[label] = 0;
+      continue;
+    }
     cpu[label] = round(delta(first, 'cpuMicros') - less.reduce((sum, name) => sum + delta(name, 'cpuMicros'), 0));
     wall[label] = round(delta(first, 'wallMicros') - less.reduce((sum, name) => sum + delta(name, 'wallMicros'), 0));
   }

@@ -14,6 +14,7 @@ import { addDrainHooks } from '../http/drain.ts';
 import { InlineSqliteIndex } from '../index/sqlite/inline-index.ts';
 import { openWhenReady } from '../index/sqlite/waiting-index.ts';
 import { buildGatewayApp } from './app.ts';
+import { balanceConnections } from './connection-balance.ts';
 import { mcpPlugin } from './mcp/plugin.ts';
 import type { ThreadMessage, MainMessage } from './threads.ts';
 
@@ -23,6 +24,9 @@ export interface GatewayThreadData {
   /** The first thread tells of waiting for the index; the others wait alike, silently. */
   first: boolean;
   budgetsPort: MessagePort;
+  /** Open connections per thread (shared by all threads) and this thread's slot in it. */
+  connections: Int32Array;
+  slot: number;
 }
 
 const parent = parentPort;
@@ -81,6 +85,7 @@ async function main(data: GatewayThreadData): Promise<void> {
     plugins: [mcpPlugin({ index, countBudgetMs, externalUrl })],
   });
   addDrainHooks(app, () => draining);
+  balanceConnections(app, data.connections, data.slot);
   // Fastify hands its listen options to node's server.listen, whose `reusePort` its types do not list yet.
   const listenOptions: FastifyListenOptions = { host: config.gateway.host, port: data.port };
   const url = await app.listen({ ...listenOptions, reusePort: true } as FastifyListenOptions);

@@ -79,13 +79,15 @@ export async function startGatewayThreads(options: GatewayThreadsOptions): Promi
   const stageWaits = new Map<number, { left: number; done(): void }>();
   let nextStageId = 1;
   const listening: Promise<string>[] = [];
+  // Open connections per thread, shared by all of them (connection-balance.ts).
+  const connections = new Int32Array(new SharedArrayBuffer(4 * options.count));
   let drainWaits: (() => void)[] = [];
 
   for (let i = 0; i < options.count; i++) {
     const channel = new MessageChannel();
     answerBudgetCalls(channel.port1, budgets);
     channel.port1.unref();
-    const data: GatewayThreadData = { config, port, first: i === 0, budgetsPort: channel.port2 };
+    const data: GatewayThreadData = { config, port, first: i === 0, budgetsPort: channel.port2, connections, slot: i };
     const worker = new Worker(url, { workerData: data, transferList: [channel.port2], execArgv, name: 'gateway' }); // the threads' name in /proc (the benchmark adds their CPU up by it)
     const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
     listening.push(

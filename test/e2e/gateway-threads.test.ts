@@ -1,5 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { request } from 'node:http';
+import { Agent, request } from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -116,6 +116,38 @@ describe('fundus serve with several gateway threads on one port', () => {
       await client.close();
     } finally {
       expect(await served.stop()).toBe(0);
+    }
+  });
+
+  it('spreads long-lived keep-alive connections evenly over the threads (SO_REUSEPORT alone hashes them at random)', async () => {
+    const served = await startFundus(['--data', data, '--role', 'gateway', '--port', '0'], { FUNDUS_GATEWAY_THREADS: '2', FUNDUS_ANONYMOUS_LIMIT: '100000/s' });
+    const agent = new Agent({ keepAlive: true, maxSockets: 8 });
+    const get = (path: string) =>
+      new Promise<string | undefined>((resolve, reject) => {
+        const req = request(`${served.urls.gateway}${path}`, { agent }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.headers.connection));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    const round = async (path: string) => (await Promise.all(Array.from({ length: 8 }, () => get(path)))).filter((c) => c === 'close').length;
+    try {
+      // Rounds of 8 requests on the agent's 8 connections until 5 rounds in a row close none (bounded).
+      let quiet = 0;
+      for (let i = 0; i < 200 && quiet < 5; i++) quiet = (await round('/v1/sources')) === 0 ? quiet + 1 : 0;
+      expect(quiet).toBe(5);
+      // Then 5 more rounds on another route: with no connection closed, each thread holds 4 of the 8.
+      let closed = 0;
+      for (let i = 0; i < 5; i++) closed += await round('/v1/stats');
+      expect(closed).toBe(0);
+      const lines = await loggedLines(served, 40, (line) => line.route === '/v1/stats');
+      const perThread = new Map<number, number>();
+      for (const line of lines) perThread.set(line.thread, (perThread.get(line.thread) ?? 0) + 1);
+      expect([...perThread.values()]).toEqual([20, 20]);
+    } finally {
+      agent.destroy();
+      await served.stop();
     }
   });
 

@@ -146,9 +146,13 @@ interface LevelFigures extends Percentiles {
   throughput: number;
   gteShare: number;
   serverCpuCores: number;
+  /** The server process's CPU (/proc, all threads) per answered request, µs. */
+  serverCpuMicrosPerRequest: number;
   /** Of the server's CPU: its main thread (HTTP, validation, JSON) and its search worker threads. */
   serverMainThreadCores: number;
   serverWorkerThreadCores: number;
+  /** Of the server's CPU: its gateway's serving threads (FUNDUS_GATEWAY_THREADS), when it has them. */
+  serverGatewayThreadCores: number;
   clientCpuCores: number;
   /** CPU other processes on the machine used meanwhile: noise in the figures when above ~0.1. */
   otherCpuCores: number;
@@ -267,6 +271,12 @@ function stageFigures(before: StageSnapshot | null, after: StageSnapshot | null,
   const wall: Record<string, number> = {};
   for (const [label, source] of STAGES) {
     const [first, ...less] = source.split(' − ');
+    // A stage the serving mode does not have (no worker.message on serving threads) is none, not a difference.
+    if (less.length && !delta(first, 'wallMicros')) {
+      cpu[label] = 0;
+      wall[label] = 0;
+      continue;
+    }
     cpu[label] = round(delta(first, 'cpuMicros') - less.reduce((sum, name) => sum + delta(name, 'cpuMicros'), 0));
     wall[label] = round(delta(first, 'wallMicros') - less.reduce((sum, name) => sum + delta(name, 'wallMicros'), 0));
   }
@@ -282,8 +292,15 @@ function stageFigures(before: StageSnapshot | null, after: StageSnapshot | null,
   const mainStages = STAGES.filter(([, s]) => s.startsWith('main.')).reduce((sum, [label]) => sum + cpu[label], 0);
   const workerStages = STAGES.filter(([, s]) => s.startsWith('worker.')).reduce((sum, [label]) => sum + cpu[label], 0);
   const threads = run.serverThreadCpuSeconds;
-  cpu['main thread, rest (HTTP, auth, routing, answers from workers, GC)'] = round(((threads.MainThread ?? 0) * 1e6) / Math.max(1, requests) - mainStages);
-  cpu['workers, rest (messages, GC)'] = round(((threads.WorkerThread ?? 0) * 1e6) / Math.max(1, requests) - workerStages);
+  const perRequest = (seconds: number | undefined) => ((seconds ?? 0) * 1e6) / Math.max(1, requests);
+  if (threads.gateway) {
+    // Serving threads (FUNDUS_GATEWAY_THREADS, services/gateway/threads.ts): every stage runs on them.
+    cpu['serving threads, rest (HTTP, auth, routing, GC)'] = round(perRequest(threads.gateway) - mainStages - workerStages);
+    cpu['main thread (logs, budgets)'] = round(perRequest(threads.MainThread));
+  } else {
+    cpu['main thread, rest (HTTP, auth, routing, answers from workers, GC)'] = round(perRequest(threads.MainThread) - mainStages);
+    cpu['workers, rest (messages, GC)'] = round(perRequest(threads.WorkerThread) - workerStages);
+  }
   return { requests, cpuMicros: cpu, wallMicros: wall };
 }
 
@@ -302,8 +319,10 @@ function levelFigures(run: LoadRun, quietBefore = true): LevelFigures {
     throughput: Math.round(ok.length / run.seconds),
     gteShare: round(ok.filter((s) => s.gte).length / Math.max(1, ok.length)),
     serverCpuCores: round(run.serverCpuSeconds / run.seconds),
+    serverCpuMicrosPerRequest: Math.round((run.serverCpuSeconds * 1e6) / Math.max(1, ok.length)),
     serverMainThreadCores: round((threads.MainThread ?? 0) / run.seconds),
     serverWorkerThreadCores: round((threads.WorkerThread ?? 0) / run.seconds),
+    serverGatewayThreadCores: round((threads.gateway ?? 0) / run.seconds),
     clientCpuCores: round(run.clientCpuSeconds / run.seconds),
     otherCpuCores: round(Math.max(0, run.machineBusySeconds - run.serverCpuSeconds - run.clientCpuSeconds) / run.seconds),
     quietBefore,
@@ -481,7 +500,7 @@ async function measure(docs: number): Promise<SizeResult[]> {
         const figures = levelFigures(run);
         log(
           `${docs}: ${mix.name} mix: c=${concurrency}: p50 ${figures.p50} ms, p99 ${figures.p99} ms, ${figures.throughput}/s, errors ${figures.errors}; ` +
-            `CPU cores: server ${figures.serverCpuCores} (main ${figures.serverMainThreadCores}, workers ${figures.serverWorkerThreadCores}), client ${figures.clientCpuCores}, other ${figures.otherCpuCores}`,
+            `server CPU ${figures.serverCpuMicrosPerRequest} µs/request; CPU cores: server ${figures.serverCpuCores} (main ${figures.serverMainThreadCores}, workers ${figures.serverWorkerThreadCores}, serving threads ${figures.serverGatewayThreadCores}), client ${figures.clientCpuCores}, other ${figures.otherCpuCores}`,
         );
       }
     }

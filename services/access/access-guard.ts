@@ -135,6 +135,8 @@ export interface Access {
   /** The public search endpoints' guard: origins and the global public budget, no keys. */
   publicGuard: RequestGuard;
   keyStore: KeyStore;
+  /** The process's budgets (serving threads ask them through services/access/budgets-port.ts). */
+  budgets: Budgets;
   /** Closes the stores; closing both guards does the same. */
   close(): Promise<void>;
 }
@@ -144,7 +146,11 @@ export type { AccessConfig };
 /** How long start-up waits for Redis before serving from the in-process fallback. */
 const REDIS_STARTUP_WAIT_MS = 3000;
 
-export async function createAccess(config: AccessConfig, log: AccessLog): Promise<Access> {
+/**
+ * `sharedBudgets`: a serving thread's budgets, answered by the main thread (budgets-port.ts) — one
+ * budget per client for the whole process, whichever thread a request reaches.
+ */
+export async function createAccess(config: AccessConfig, log: AccessLog, options: { sharedBudgets?: Budgets } = {}): Promise<Access> {
   let keyStore: KeyStore;
   let budgets: Budgets;
   let closeStores: () => Promise<void>;
@@ -154,15 +160,19 @@ export async function createAccess(config: AccessConfig, log: AccessLog): Promis
     if (!(await connectRedis(client, REDIS_STARTUP_WAIT_MS))) log.warn({ component: 'access' }, 'redis not reachable at start-up: serving with in-process budgets until it is');
     const breaker = new RedisBreaker(client);
     keyStore = new RedisKeyStore({ client, pepper: loadPepper(config.access.keyPepper), breaker });
-    budgets = createRedisBudgets({ client, fallbackShare: config.access.fallbackShare, breaker });
-    closeStores = () => {
+    budgets = options.sharedBudgets ?? createRedisBudgets({ client, fallbackShare: config.access.fallbackShare, breaker });
+    closeStores = async () => {
       breaker.stop();
-      return closeRedis(client);
+      await closeRedis(client);
+      await options.sharedBudgets?.close();
     };
   } else {
     keyStore = openSqliteKeyStore(config.dataDir, undefined, loadPepper(config.access.keyPepper));
-    budgets = createMemoryBudgets();
-    closeStores = () => keyStore.close();
+    budgets = options.sharedBudgets ?? createMemoryBudgets();
+    closeStores = async () => {
+      await keyStore.close();
+      await options.sharedBudgets?.close();
+    };
   }
 
   let closing: Promise<void> | null = null;
@@ -184,6 +194,7 @@ export async function createAccess(config: AccessConfig, log: AccessLog): Promis
     guard: closeWithLastGuard(createAccessGuard({ config, keyStore, budgets, log, readyWithoutStore })),
     publicGuard: closeWithLastGuard(createPublicGuard({ config, budgets, readyWithoutStore })),
     keyStore,
+    budgets,
     close,
   };
 }

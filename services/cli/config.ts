@@ -48,6 +48,7 @@ const RawConfig = z.object({
   FUNDUS_EXTERNAL_URL: origin.optional(),
   FUNDUS_WEB_EXTERNAL_URL: origin.optional(),
   FUNDUS_SEARCH_WORKERS: z.coerce.number().int().min(0).max(64).default(2),
+  FUNDUS_GATEWAY_THREADS: z.coerce.number().int().min(0).max(64).optional(),
   FUNDUS_COUNT_BUDGET_MS: z.coerce.number().int().min(1).max(60_000).default(50),
   FUNDUS_INDEX: z.enum(['sqlite', 'typesense']).default('sqlite'),
   TYPESENSE_NODES: list.pipe(z.array(z.url())),
@@ -84,7 +85,8 @@ export interface Config {
   rolesExplicit: boolean;
   /** `searchWorkers`: threads that run embedded-index reads for serve (0: on the event loop). */
   index: { kind: 'sqlite'; file: string; searchWorkers: number } | { kind: 'typesense'; nodes: string[]; apiKey: string; searchKey: string | null };
-  gateway: { host: string; port: number; externalUrl: string | null; countBudgetMs: number };
+  /** `threads`: serving threads of the gateway on one port (FUNDUS_GATEWAY_THREADS; null: as many as cores, 0: none). */
+  gateway: { host: string; port: number; externalUrl: string | null; countBudgetMs: number; threads: number | null };
   web: { host: string; port: number; externalUrl: string | null; fediverseInstances: string[] };
   /** `externalUrl`: where operators reach the panel (an HTTPS one makes its cookies Secure). */
   admin: { host: string; port: number; token: string | null; externalUrl: string | null };
@@ -152,7 +154,13 @@ export function loadConfig(flags: Record<string, string | undefined>, env: NodeJ
       s.FUNDUS_INDEX === 'sqlite'
         ? { kind: 'sqlite', file: resolve(dataDir, 'index.sqlite'), searchWorkers: s.FUNDUS_SEARCH_WORKERS }
         : { kind: 'typesense', nodes: s.TYPESENSE_NODES, apiKey: s.TYPESENSE_API_KEY ?? '', searchKey: s.TYPESENSE_SEARCH_KEY ?? null },
-    gateway: { host: s.FUNDUS_HOST, port: s.FUNDUS_PORT, externalUrl: s.FUNDUS_EXTERNAL_URL ?? null, countBudgetMs: s.FUNDUS_COUNT_BUDGET_MS },
+    gateway: {
+      host: s.FUNDUS_HOST,
+      port: s.FUNDUS_PORT,
+      externalUrl: s.FUNDUS_EXTERNAL_URL ?? null,
+      countBudgetMs: s.FUNDUS_COUNT_BUDGET_MS,
+      threads: s.FUNDUS_GATEWAY_THREADS ?? null,
+    },
     web: {
       host: s.FUNDUS_WEB_HOST ?? s.FUNDUS_HOST,
       port: s.FUNDUS_WEB_PORT,

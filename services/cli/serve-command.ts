@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
@@ -6,6 +7,7 @@ import { analyzeWord } from '../core/analysis/index.ts';
 import type { DocumentIndex } from '../core/index-port.ts';
 import { buildAdminApp } from '../admin/app.ts';
 import { buildGatewayApp } from '../gateway/app.ts';
+import { REUSE_PORT_SUPPORTED, startGatewayThreads, type GatewayThreads } from '../gateway/threads.ts';
 import { mcpPlugin } from '../gateway/mcp/plugin.ts';
 import { SqliteReadPool } from '../index/sqlite/read-pool.ts';
 import { SqliteIndex } from '../index/sqlite/sqlite-index.ts';
@@ -13,6 +15,7 @@ import { openWhenReady } from '../index/sqlite/waiting-index.ts';
 import { openTypesenseIndex } from '../index/typesense/open.ts';
 import { fediverseIndexFile } from '../ingest/fediverse/paths.ts';
 import { buildSearchWebApp } from '../search-web/app.ts';
+import { addDrainHooks } from '../http/drain.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 
 export const SERVE_USAGE = `fundus serve --data DIR [--role gateway|web|admin]... [--host H] [--port P]
@@ -31,30 +34,14 @@ export interface RunningServices {
 }
 
 /**
- * A rolling stop loses no request when the proxy leaves a replica before the replica stops
- * listening. While draining, /readyz answers 503 (the proxy's active health check takes the
- * replica out of rotation) and every answer carries `Connection: close`, so no idle keep-alive
- * connection is left for the proxy to reuse once the replica closes: a request on a connection the
- * server is closing is lost for a POST, which proxies never retry.
- */
-function addDrainHooks(app: FastifyInstance, isDraining: () => boolean): void {
-  app.addHook('onRequest', async (request, reply) => {
-    if (isDraining() && request.url.split('?')[0] === '/readyz') {
-      return reply.code(503).header('cache-control', 'no-store').send({ status: 'draining' });
-    }
-  });
-  app.addHook('onSend', async (_request, reply) => {
-    if (isDraining()) reply.header('connection', 'close');
-  });
-}
-
-/**
  * The web index and, for the web role, the fediverse index: embedded SQLite files (opened read-only;
  * before the first ingestion or while a writer holds the lock, serve waits: waiting-index.ts) or
  * Typesense collections.
  */
-async function openIndexes(config: Config, log: pino.Logger): Promise<{ index: DocumentIndex; fediverseIndex: DocumentIndex | null }> {
+async function openIndexes(config: Config, log: pino.Logger, gatewayThreads: number): Promise<{ index: DocumentIndex | null; fediverseIndex: DocumentIndex | null }> {
   const wantsFediverse = config.roles.includes('web');
+  // Serving threads read the index themselves; the main thread needs it only for the web role.
+  if (gatewayThreads > 0 && !wantsFediverse) return { index: null, fediverseIndex: null };
   if (config.index.kind === 'sqlite') {
     const { file, searchWorkers } = config.index;
     const waiting = (name: string) => ({
@@ -107,29 +94,47 @@ function bufferedStdout(): { stream: NodeJS.WritableStream; close(): void } {
   };
 }
 
+/** Serving threads of the gateway (threads.ts): FUNDUS_GATEWAY_THREADS, else one per core where SO_REUSEPORT exists; embedded index only. */
+export function gatewayThreadCount(config: Config): number {
+  if (!config.roles.includes('gateway') || config.index.kind !== 'sqlite' || !REUSE_PORT_SUPPORTED) return 0;
+  return config.gateway.threads ?? availableParallelism();
+}
+
 export async function startServices(config: Config, givenLogStream?: NodeJS.WritableStream): Promise<RunningServices> {
   const stdout = givenLogStream ? null : bufferedStdout();
   const logStream = givenLogStream ?? stdout!.stream;
   const log = pino({ level: config.logLevel }, logStream);
-  const { index, fediverseIndex } = await openIndexes(config, log);
-  analyzeWord('Bundestagswahl'); // query analysis runs here: load the compound lexicon before the first request
+  const threadCount = gatewayThreadCount(config);
+  const { index, fediverseIndex } = await openIndexes(config, log, threadCount);
+  // Query analysis runs here (unless serving threads answer every search): load the compound lexicon before the first request.
+  if (index) analyzeWord('Bundestagswahl');
   const access = await createAccess(config, log);
   const apps: FastifyInstance[] = [];
   const urls: Record<string, string> = {};
+  let gatewayThreads: GatewayThreads | null = null;
   let draining = false;
   const drainable = (app: FastifyInstance) => {
     addDrainHooks(app, () => draining);
     apps.push(app);
   };
   const closeAll = async () => {
-    await Promise.allSettled(apps.map((app) => app.close()));
+    await Promise.allSettled([...apps.map((app) => app.close()), gatewayThreads?.close()]);
     await access.close();
-    await index.close();
+    await index?.close();
     await fediverseIndex?.close();
     stdout?.close();
   };
   try {
-    if (config.roles.includes('gateway')) {
+    if (threadCount > 0) {
+      gatewayThreads = await startGatewayThreads({
+        config,
+        count: threadCount,
+        budgets: access.budgets,
+        logStream,
+        onThreadLost: (error) => log.error({ err: error ?? undefined }, 'a gateway thread stopped; the others go on serving'),
+      });
+      urls.gateway = gatewayThreads.url;
+    } else if (config.roles.includes('gateway') && index) {
       const externalUrl = config.gateway.externalUrl;
       const countBudgetMs = config.gateway.countBudgetMs;
       const app = await buildGatewayApp({
@@ -144,7 +149,7 @@ export async function startServices(config: Config, givenLogStream?: NodeJS.Writ
       drainable(app);
       urls.gateway = await app.listen({ host: config.gateway.host, port: config.gateway.port });
     }
-    if (fediverseIndex) {
+    if (fediverseIndex && index) {
       const app = await buildSearchWebApp({
         index,
         fediverseIndex,
@@ -183,6 +188,7 @@ export async function startServices(config: Config, givenLogStream?: NodeJS.Writ
   log.info({ urls }, 'fundus is serving');
   const drain = async (ms: number) => {
     draining = true;
+    await gatewayThreads?.drain();
     if (ms <= 0) return;
     log.info({ ms }, 'draining: not ready, still serving');
     await new Promise((resolve) => setTimeout(resolve, ms));

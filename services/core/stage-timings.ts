@@ -71,9 +71,22 @@ export function stageClock(): StageClock | null {
 }
 
 let written = 0;
+/** Gathers other threads' totals before they are written (serving threads: services/gateway/threads.ts). */
+let collectors: (() => Promise<void>)[] = [];
+
+/** Registers a gatherer run on SIGUSR2 before the file is written; returns its removal. */
+export function collectStagesBeforeWriting(collect: () => Promise<void>): () => void {
+  collectors.push(collect);
+  return () => {
+    collectors = collectors.filter((c) => c !== collect);
+  };
+}
+
 if (STAGE_TIMINGS_ON && isMainThread) {
   process.on('SIGUSR2', () => {
-    written++;
-    writeFileSync(FILE!, JSON.stringify({ seq: written, pid: process.pid, stages: totals }));
+    void Promise.allSettled(collectors.map((collect) => collect())).then(() => {
+      written++;
+      writeFileSync(FILE!, JSON.stringify({ seq: written, pid: process.pid, stages: totals }));
+    });
   });
 }

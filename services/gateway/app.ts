@@ -27,6 +27,8 @@ export interface GatewayDeps {
   externalUrl: string | null;
   logLevel: string;
   logStream?: NodeJS.WritableStream;
+  /** Fields added to every log line (a serving thread's number). */
+  logBindings?: Record<string, unknown>;
   /** Request and header timeouts (tests shorten them). */
   timeouts?: Partial<HttpTimeouts>;
   /** Extra routes mounted on the gateway (the MCP endpoint), registered after the access checks. */
@@ -63,7 +65,7 @@ export function gatewayOpenApi(externalUrl: string): Record<string, unknown> {
 }
 
 export async function buildGatewayApp(deps: GatewayDeps): Promise<FastifyInstance> {
-  const app = createHttpApp({ logLevel: deps.logLevel, logStream: deps.logStream, timeouts: deps.timeouts });
+  const app = createHttpApp({ logLevel: deps.logLevel, logStream: deps.logStream, logBindings: deps.logBindings, timeouts: deps.timeouts });
   await registerCompression(app);
   const documentsFor = perPublicOrigin(deps.externalUrl, (origin) => {
     const openApi = gatewayOpenApi(origin);

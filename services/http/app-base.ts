@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { AppError } from '../core/errors.ts';
 import { stageClock } from '../core/stage-timings.ts';
@@ -9,6 +10,8 @@ export interface HttpAppOptions {
   logLevel: string;
   /** Where logs go (a test passes a stream to read them back). */
   logStream?: NodeJS.WritableStream;
+  /** Fields added to every log line besides pino's pid and hostname (a serving thread's number). */
+  logBindings?: Record<string, unknown>;
   /** Shorter limits for tests; the defaults suit every role. */
   timeouts?: Partial<HttpTimeouts>;
 }
@@ -41,6 +44,7 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
     logger: {
       level: options.logLevel,
       ...(options.logStream ? { stream: options.logStream } : {}),
+      ...(options.logBindings ? { base: { pid: process.pid, hostname: hostname(), ...options.logBindings } } : {}),
       serializers: { req: () => ({}), res: () => ({}) },
     },
     logController: new LogController({ disableRequestLogging: true }),

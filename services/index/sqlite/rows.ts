@@ -58,6 +58,49 @@ export function toDocument(row: DocumentRow): StoredDocument {
   };
 }
 
+/**
+ * What a search hit reads of a row (core's toSearchHit, and the text for its snippet): the columns
+ * a page fetches when the caller asks for hit fields only. A third less to read and convert than
+ * the whole row (content, hashes, fingerprint, keys), at 100k documents about 13 µs of 100 a page.
+ */
+export const HIT_COLUMNS = `seq, id, url, source_domain, source_id, title, text, content_type, document_type, language,
+  published_at, modified_at, content_date, dates, fetched_at, topic, is_news`;
+
+export type HitRow = Pick<
+  DocumentRow,
+  | 'seq' | 'id' | 'url' | 'source_domain' | 'source_id' | 'title' | 'text' | 'content_type' | 'document_type' | 'language'
+  | 'published_at' | 'modified_at' | 'content_date' | 'dates' | 'fetched_at' | 'topic' | 'is_news'
+>;
+
+/** A hit's record from HIT_COLUMNS, the fields it did not read left empty. */
+export function toHitDocument(row: HitRow): StoredDocument {
+  return {
+    id: row.id,
+    url: row.url,
+    canonicalUrl: '',
+    host: '',
+    sourceDomain: row.source_domain,
+    sourceId: row.source_id,
+    title: row.title,
+    text: row.text,
+    contentType: row.content_type,
+    documentType: row.document_type as DocumentType,
+    language: row.language,
+    publishedAt: row.published_at,
+    modifiedAt: row.modified_at,
+    contentDate: row.content_date,
+    dates: JSON.parse(row.dates),
+    fetchedAt: row.fetched_at,
+    contentHash: '',
+    fingerprint: null,
+    topic: row.topic,
+    isNews: row.is_news === 1,
+    content: {},
+    duplicateOf: null,
+    changedAt: '',
+  };
+}
+
 export function toRow(doc: StoredDocument): Omit<DocumentRow, 'seq'> & { age_date: string | null; title_key: string } {
   return {
     id: doc.id,

@@ -12,7 +12,7 @@ import { Fts5FormatError } from './fts5-postings.ts';
 import { ListSearcher } from './list-search.ts';
 import { ScoreLists, scoreListsFile, writeScoreLists, type PhraseSide, type PostingList, type ScoreListsBuild } from './score-lists.ts';
 import { buildHeadTerms, DEEP_HEAD_LIST_LENGTH, DEEP_HEAD_MIN_MATCHES, HEAD_LIST_LENGTH, hasFilters, readHeadList, type HeadList, type HeadTermRanker, type HeadTermsBuild } from './head-terms.ts';
-import { prefixed, ROW_COLUMNS, ROW_PARAMS, signatureOf, toDocument, toRow, type DocumentRow } from './rows.ts';
+import { HIT_COLUMNS, prefixed, ROW_COLUMNS, ROW_PARAMS, signatureOf, toDocument, toHitDocument, toRow, type DocumentRow, type HitRow } from './rows.ts';
 import { checkSchemaVersion, createSchema } from './schema.ts';
 import { removeStaleTemporaries } from './stale-files.ts';
 import { closestOf, TitleWindow, TitleWindows } from './title-windows.ts';
@@ -262,10 +262,11 @@ export class SqliteIndex implements DocumentIndex {
   private hitsOf(query: IndexQuery, seqs: number[], lists: ListSearcher | null = null): { hits: IndexHit[]; hasMore: boolean } {
     const clock = stageClock(); // null unless FUNDUS_STAGE_TIMINGS (benchmark only)
     // Read the few documents of the page only: sorting whole rows (with text) would cost more than ranking.
-    const page = this.documentsBySeq(seqs.slice(0, query.limit));
+    // Hit fields only (the API's pages): the columns a hit shows and its text for the snippet.
+    const page = query.hitFieldsOnly ? (this.documentsBySeq(seqs.slice(0, query.limit), HIT_COLUMNS) as HitRow[]) : this.documentsBySeq(seqs.slice(0, query.limit));
     const exactSeqs = (lists && query.terms.length ? lists.exactMatches(query.terms, page.map((row) => row.seq)) : null) ?? this.exactMatches(query, page);
     const hits: IndexHit[] = page.map((row) => ({
-      document: toDocument(row),
+      document: query.hitFieldsOnly ? toHitDocument(row) : toDocument(row as DocumentRow),
       matchType: exactSeqs.has(row.seq) ? 'exact' : 'word_form',
     }));
     clock?.lap('worker.fetch');
@@ -313,14 +314,14 @@ export class SqliteIndex implements DocumentIndex {
     return [...fromTitled, ...this.rankedPage(untitled, query, rest, Math.max(0, query.offset - titledCount))];
   }
 
-  private documentsBySeq(seqs: number[]): DocumentRow[] {
+  private documentsBySeq(seqs: number[], columns = '*'): DocumentRow[] {
     if (seqs.length === 0) return [];
-    const rows = this.statement(`SELECT * FROM documents WHERE seq IN (${seqs.map(() => '?').join(',')})`).all(...seqs) as unknown as DocumentRow[];
+    const rows = this.statement(`SELECT ${columns} FROM documents WHERE seq IN (${seqs.map(() => '?').join(',')})`).all(...seqs) as unknown as DocumentRow[];
     const bySeq = new Map(rows.map((row) => [row.seq, row]));
     return seqs.map((seq) => bySeq.get(seq)!).filter(Boolean);
   }
 
-  private exactMatches(query: IndexQuery, page: DocumentRow[]): Set<number> {
+  private exactMatches(query: IndexQuery, page: { seq: number }[]): Set<number> {
     if (page.length === 0 || query.terms.length === 0) return new Set(page.map((row) => row.seq));
     const seqs = page.map((row) => row.seq);
     const rows = this.statement(`SELECT rowid FROM documents_fts WHERE documents_fts MATCH ? AND rowid IN (${seqs.map(() => '?').join(',')})`).all(

@@ -66,7 +66,7 @@ interface Slot {
   startup: NodeJS.Timeout | null;
   /** Why the pool killed the process, reported when it has ended. */
   killedFor: ExtractionError | null;
-  /** The end of the process's stderr: V8's "FATAL ERROR ... heap out of memory" tells OOM from other crashes. */
+  /** The end of the process's output: V8's "FATAL ERROR ... heap out of memory" tells OOM from other crashes. */
   stderrTail: string;
 }
 
@@ -235,14 +235,14 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
     const child = fork(workerPath, [JSON.stringify(workerOptions)], {
       execArgv,
       serialization: 'advanced',
-      // stdout as the parent's (a parser's console output, as from a worker thread); stderr read for
-      // the cause of a crash.
-      stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
+      // Read, not inherited: a parser's console output must not mix into the command's stdout, and
+      // the end of stderr tells the cause of a crash.
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     });
     // An idle pool must not keep the process alive; a running job does, through its timer.
     child.unref();
     child.channel?.unref();
-    (child.stderr as unknown as { unref?(): void } | null)?.unref?.();
+    for (const stream of [child.stdout, child.stderr]) (stream as unknown as { unref?(): void } | null)?.unref?.();
     slot.child = child;
     slot.ready = false;
     slot.killedFor = null;
@@ -251,10 +251,12 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
     slot.startup = setTimeout(() => {
       if (slot.child === child && !slot.ready) kill(slot, new ExtractionError('WORKER_FAILED', `extraction process not ready after ${STARTUP_LIMIT_MS} ms`));
     }, STARTUP_LIMIT_MS);
-    child.stderr?.setEncoding('utf8');
-    child.stderr?.on('data', (chunk: string) => {
-      if (slot.child === child) slot.stderrTail = (slot.stderrTail + chunk).slice(-STDERR_TAIL_CHARS);
-    });
+    for (const stream of [child.stdout, child.stderr]) {
+      stream?.setEncoding('utf8');
+      stream?.on('data', (chunk: string) => {
+        if (slot.child === child) slot.stderrTail = (slot.stderrTail + chunk).slice(-STDERR_TAIL_CHARS);
+      });
+    }
     child.on('message', (reply: WorkerReply | WorkerReady) => {
       if (slot.child !== child || slot.killedFor) return;
       if ('ready' in reply) {

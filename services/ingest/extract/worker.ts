@@ -5,6 +5,7 @@
 // only; the pool reports the file and starts another.
 // Imports use .ts extensions so this file runs both from source (Node 24 strips the types) and
 // compiled to dist/ (tsc rewrites the extensions).
+import { Worker } from 'node:worker_threads';
 import type { ExtractedDocument } from '../../core/document.ts';
 import { toExtractionError } from './errors.ts';
 import { prepareForIndex } from '../prepare.ts';
@@ -37,6 +38,14 @@ const options = JSON.parse(process.argv[2] ?? '{}') as ExtractOptions;
 
 // The pool closed or died: nothing more will come.
 process.on('disconnect', () => process.exit(0));
+
+// 'disconnect' needs this thread; a job stuck in a loop would outlive a killed pool. A small thread
+// watches the parent and ends this process once it is gone (re-parented).
+const orphanWatch = new Worker(
+  "const { workerData } = require('node:worker_threads'); setInterval(() => { if (process.ppid !== workerData) process.kill(process.pid, 'SIGKILL'); }, 1000);",
+  { eval: true, workerData: process.ppid, resourceLimits: { maxOldGenerationSizeMb: 8, maxYoungGenerationSizeMb: 2 } },
+);
+orphanWatch.unref();
 
 async function outcomeOf(work: () => Promise<ExtractedDocument> | ExtractedDocument, url: string | undefined): Promise<Outcome> {
   try {

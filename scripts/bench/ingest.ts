@@ -3,9 +3,9 @@
 //   node_modules/.bin/node scripts/bench/ingest.ts [--types html,pdf,all] [--repeat N] [--json FILE]
 // Needs `npm run build` first. Prints a table; --json writes the figures.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -17,19 +17,41 @@ interface ManifestLine { path: string; url: string; fetched_at?: string; headers
 function manifestFor(type: string): { file: string; count: number } {
   const lines = readFileSync(join(CORPUS, 'manifest.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as ManifestLine);
   const chosen = type === 'all' ? lines : lines.filter((l) => l.path.startsWith(`${type}/`));
+  // Manifest paths must stay inside the manifest's folder (hostile-input rule): the chosen files are
+  // copied beside a manifest in a temporary folder, before the clock starts.
   const dir = mkdtempSync(join(tmpdir(), 'fundus-bench-manifest-'));
+  for (const l of chosen) {
+    mkdirSync(dirname(join(dir, l.path)), { recursive: true });
+    copyFileSync(join(CORPUS, l.path), join(dir, l.path));
+  }
   const file = join(dir, 'manifest.jsonl');
-  writeFileSync(file, chosen.map((l) => JSON.stringify({ ...l, path: join(CORPUS, l.path) })).join('\n'));
+  writeFileSync(file, chosen.map((l) => JSON.stringify(l)).join('\n'));
   return { file, count: chosen.length };
 }
 
-function peakRssOf(pid: number): number {
+function statusField(pid: number, field: string): number {
   try {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    return Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0) * 1024;
+    return Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0) * 1024;
   } catch {
     return 0;
   }
+}
+
+function childrenOf(pid: number): number[] {
+  try {
+    return readdirSync(`/proc/${pid}/task`).flatMap((task) =>
+      readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ').filter(Boolean).map(Number),
+    );
+  } catch {
+    return [];
+  }
+}
+
+/** The process's own peak, or (when it runs extraction in child processes) the sum of the tree's current RSS, whichever is larger. */
+function peakRssOf(pid: number): number {
+  const tree = (p: number): number => statusField(p, 'VmRSS') + childrenOf(p).reduce((sum, c) => sum + tree(c), 0);
+  return Math.max(statusField(pid, 'VmHWM'), tree(pid));
 }
 
 async function run(type: string) {

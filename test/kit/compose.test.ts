@@ -24,6 +24,22 @@ let loadKey = '';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
 
+/**
+ * What the admin container sees of Redis when a command could not reach it: name resolution (with
+ * its time), Redis' restarts, the serve process's Redis log lines, and ioredis' own trace of one
+ * connection attempt (lines that carry the password left out).
+ */
+async function redisDiagnosis(): Promise<string> {
+  const started = Date.now();
+  const hosts = await sh('podman', ['exec', kit.container('admin'), 'getent', 'hosts', 'redis'], { timeoutMs: 30_000 });
+  const resolved = `getent hosts redis: ${hosts.code === 0 ? hosts.stdout.trim() : `failed (${hosts.code})`} in ${Date.now() - started} ms`;
+  const state = await sh('podman', ['inspect', '-f', 'restarts {{.RestartCount}}, started {{.State.StartedAt}}, {{.State.Status}}', kit.container('redis')]);
+  const serveLog = (await kit.logs('admin')).split('\n').filter((line) => /redis/i.test(line)).slice(-5).join('\n');
+  const trace = await sh('podman', ['exec', '-e', 'DEBUG=ioredis:*', kit.container('admin'), 'node', 'bin/fundus.js', 'keys', 'list'], { timeoutMs: 60_000 });
+  const traced = trace.stderr.split('\n').filter((line) => line && !/hello\(|auth/i.test(line)).slice(-25).join('\n');
+  return `${resolved}\nredis container: ${state.stdout.trim()}\nadmin serve log:\n${serveLog}\nioredis trace of keys list (exit ${trace.code}):\n${traced}`;
+}
+
 /** `fundus keys create` in the admin container: the key is the last line printed. */
 async function createKey(name: string, limit: string): Promise<string> {
   const args = ['exec', kit.container('admin'), 'node', 'bin/fundus.js', 'keys', 'create', '--name', name, '--limit', limit];
@@ -32,7 +48,7 @@ async function createKey(name: string, limit: string): Promise<string> {
   // the command refuses cleanly and changes nothing, so it is run again, a bounded number of times.
   let result = await sh('podman', args, { timeoutMs: 120_000 });
   for (let attempt = 1; attempt < 6 && result.code !== 0 && /not reachable/.test(result.stderr); attempt += 1) {
-    console.log(`kit: keys create found Redis unreachable (attempt ${attempt}); again in 5 s`);
+    console.log(`kit: keys create found Redis unreachable (attempt ${attempt}); again in 5 s\n${await redisDiagnosis()}`);
     await sleep(5000);
     result = await sh('podman', args, { timeoutMs: 120_000 });
   }

@@ -15,7 +15,7 @@ afterEach(async () => {
 });
 
 describe('extraction pool', () => {
-  it('extracts in worker threads, several jobs at once', async () => {
+  it('extracts in child processes, several jobs at once', async () => {
     pool = createExtractionPool({ workers: 2, timeoutMs: 20_000, maxMemoryMb: 256, maxBytes: 1024 * 1024 });
     const docs = await Promise.all(Array.from({ length: 6 }, (_, i) => pool!.extract({ bytes: page(`Seite ${i}`), url: `https://x.example/${i}` })));
     expect(docs.map((d) => d.title)).toEqual(['Seite 0', 'Seite 1', 'Seite 2', 'Seite 3', 'Seite 4', 'Seite 5']);
@@ -35,6 +35,45 @@ describe('extraction pool', () => {
     pool = createExtractionPool({ workers: 1, timeoutMs: 30_000, maxMemoryMb: 64, maxBytes: 1024 * 1024 });
     await expect(pool.extract({ bytes: page('bläht'), url: 'https://x.example/b' }, { testOnlyHook: 'exhaust-memory' })).rejects.toMatchObject({ code: 'OUT_OF_MEMORY' });
     expect((await pool.extract({ bytes: page('Wieder da'), url: 'https://x.example/w' })).title).toBe('Wieder da');
+  });
+
+  // In a worker thread with resourceLimits these two aborted the whole process ("FATAL ERROR: Reached
+  // heap limit" / "CALL_AND_RETRY_LAST Allocation failed", Node 24.21); in a child process only it dies.
+  it('reports a growing array and a growing Map as OUT_OF_MEMORY, and the caller lives on', async () => {
+    pool = createExtractionPool({ workers: 1, timeoutMs: 30_000, maxMemoryMb: 64, maxBytes: 1024 * 1024 });
+    for (const hook of ['grow-one-array', 'grow-map'] as const) {
+      await expect(pool.extract({ bytes: page(hook), url: `https://x.example/${hook}` }, { testOnlyHook: hook })).rejects.toMatchObject({
+        code: 'OUT_OF_MEMORY',
+        message: expect.stringMatching(/heap limit 64 MB \(FATAL ERROR: .*heap out of memory\)/),
+      });
+    }
+    expect((await pool.extract({ bytes: page('Überlebt'), url: 'https://x.example/u' })).title).toBe('Überlebt');
+  });
+
+  it('kills a process whose memory outside the heap passes the RSS limit: OUT_OF_MEMORY', async () => {
+    // The hook holds its Buffers until killed: without the RSS watch the job would end as TIMEOUT.
+    pool = createExtractionPool({ workers: 1, timeoutMs: 60_000, maxMemoryMb: 64, maxRssMb: 400, maxBytes: 1024 * 1024 });
+    await expect(pool.extract({ bytes: page('extern'), url: 'https://x.example/x' }, { testOnlyHook: 'exhaust-external-memory' })).rejects.toMatchObject({
+      code: 'OUT_OF_MEMORY',
+      message: expect.stringMatching(/resident memory \d+ MB over the limit of 400 MB/),
+    });
+    expect((await pool.extract({ bytes: page('Danach'), url: 'https://x.example/d' })).title).toBe('Danach');
+  });
+
+  it('confines a native crash (abort, SIGSEGV) to its process: WORKER_FAILED, the job beside it finishes', async () => {
+    pool = createExtractionPool({ workers: 2, timeoutMs: 30_000, maxMemoryMb: 256, maxBytes: 1024 * 1024 });
+    const results = await Promise.allSettled([
+      pool.extract({ bytes: page('abort'), url: 'https://x.example/a' }, { testOnlyHook: 'abort' }),
+      pool.extract({ bytes: page('Nebenan'), url: 'https://x.example/n' }),
+      pool.extract({ bytes: page('segfault'), url: 'https://x.example/s' }, { testOnlyHook: 'segfault' }),
+      pool.extract({ bytes: page('Weiter'), url: 'https://x.example/w' }),
+    ]);
+    expect(results.map((r) => (r.status === 'fulfilled' ? r.value.title : `${(r.reason as Error & { code: string }).code} ${(r.reason as Error).message}`))).toEqual([
+      expect.stringMatching(/^WORKER_FAILED .*ended by SIGABRT/),
+      'Nebenan',
+      expect.stringMatching(/^WORKER_FAILED .*ended by SIGSEGV/),
+      'Weiter',
+    ]);
   });
 
   it('reports a worker that exits as WORKER_FAILED and respawns it', async () => {

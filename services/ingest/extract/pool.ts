@@ -1,36 +1,47 @@
-// A pool of extraction worker threads. Untrusted files run where a runaway parser can be killed
-// (per-job timeout -> terminate and respawn, TIMEOUT) and where a heap limit ends only that worker
-// (resourceLimits -> OUT_OF_MEMORY); the ingesting process and the other jobs carry on (issue 3:
-// "one bad file never takes the process down").
+// A pool of extraction processes. Untrusted files run where a runaway parser can be killed (per-job
+// timeout -> kill and respawn, TIMEOUT), where a heap limit ends only that process
+// (--max-old-space-size -> OUT_OF_MEMORY), where memory outside the heap is watched (RSS limit ->
+// OUT_OF_MEMORY) and where a native crash ends only that process (WORKER_FAILED); the ingesting
+// process and the other jobs carry on (issue 3: "one bad file never takes the process down").
+// Child processes, not worker threads: a worker's resourceLimits do not confine every heap failure
+// (see worker.ts), and nothing confines a native crash to a thread.
+import { type ChildProcess, fork } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
 import type { ExtractedDocument } from '../../core/document.ts';
 import { ExtractionError, isExtractionErrorCode } from './errors.ts';
 import type { ExtractInput, ExtractOptions } from './extract-document.ts';
-import type { TestOnlyHook, WorkerJob, WorkerReady, WorkerReply } from './worker.ts';
+import { TEST_ONLY_HOOKS_ENV, type TestOnlyHook, testOnlyHooksFromEnv } from './test-only-hooks.ts';
+import type { WorkerJob, WorkerReady, WorkerReply } from './worker.ts';
 import type { ZipLimits } from './zip-guard.ts';
 
 export interface ExtractionPoolOptions {
   workers: number;
-  /** Per job; a job still running after this is killed with its worker. */
+  /** Per job; a job still running after this is killed with its process. */
   timeoutMs: number;
-  /** Old-generation heap of each worker. */
+  /** Old-generation heap of each extraction process (--max-old-space-size). */
   maxMemoryMb: number;
-  /** Files larger than this are refused before they reach a worker. */
+  /**
+   * Resident memory of each extraction process, heap and everything outside it (Buffers, parser
+   * copies); over it the process is killed: OUT_OF_MEMORY. Default 2 × maxMemoryMb + 256. Watched
+   * where /proc exists (Linux).
+   */
+  maxRssMb?: number;
+  /** Files larger than this are refused before they reach a process. */
   maxBytes: number;
   zipLimits?: ZipLimits;
 }
 
 export interface ExtractJobOptions {
-  /** Makes the worker misbehave on purpose; for the pool's own tests only. */
+  /** Makes the extraction misbehave on purpose; for the pool's own tests only. */
   testOnlyHook?: TestOnlyHook;
 }
 
 export interface ExtractionPool {
   /** Extracts a file and prepares it for the index (analysis, fingerprint, topic). */
   extract(input: ExtractInput, job?: ExtractJobOptions): Promise<ExtractedDocument>;
-  /** Prepares an already extracted document for the index, on the pool's threads. */
+  /** Prepares an already extracted document for the index, in the pool's processes. */
   prepare(doc: ExtractedDocument, url?: string): Promise<ExtractedDocument>;
   close(): Promise<void>;
 }
@@ -45,28 +56,37 @@ interface Pending {
 }
 
 interface Slot {
-  worker: Worker | null;
-  /** The jobs the worker is running: one file, or a run of pre-extracted documents. */
+  child: ChildProcess | null;
+  /** The jobs the process is running: one file, or a run of pre-extracted documents. */
   jobs: Pending[];
   timer: NodeJS.Timeout | null;
-  /** The worker has loaded and warmed up: only then does a job's time limit start to run. */
+  /** The process has loaded and warmed up: only then does a job's time limit start to run. */
   ready: boolean;
-  /** Ends a worker that never gets ready (a hung start-up). */
+  /** Ends a process that never gets ready (a hung start-up). */
   startup: NodeJS.Timeout | null;
+  /** Why the pool killed the process, reported when it has ended. */
+  killedFor: ExtractionError | null;
+  /** The end of the process's output: V8's "FATAL ERROR ... heap out of memory" tells OOM from other crashes. */
+  stderrTail: string;
 }
 
 /**
- * Pre-extracted documents handed to a worker in one message: one message each kept the workers
+ * Pre-extracted documents handed to a process in one message: one message each kept the workers
  * waiting for the writer's thread to hand out the next (measured: idle two thirds of the time).
  */
 const PREPARE_BATCH = 32;
 
 /**
- * How long a worker may take to load and warm up before it counts as failed. Start-up is not part
- * of a job's time limit: on a loaded machine it took longer than a small limit, and the job
- * queued behind a killed one then timed out on a worker that had not yet started.
+ * How long a process may take to load and warm up before it counts as failed. Start-up is not
+ * part of a job's time limit: on a loaded machine it took longer than a small limit, and the job
+ * queued behind a killed one then timed out on a process that had not yet started.
  */
 const STARTUP_LIMIT_MS = 60_000;
+
+/** How often a running job's resident memory is read (fast growth overshoots the limit by up to this much time). */
+const RSS_POLL_MS = 100;
+
+const STDERR_TAIL_CHARS = 8192;
 
 /** worker.ts next to this file when running from source, worker.js when compiled to dist/. */
 export function resolveWorkerUrl(): URL {
@@ -79,31 +99,66 @@ export function resolveWorkerUrl(): URL {
   throw new Error(`extraction worker not found next to ${own}`);
 }
 
-// Flags of the parent process that make no sense in a worker (and --input-type makes it fail to start).
-const PARENT_ONLY_FLAGS = /^(--input-type|--eval|-e|--print|-p|--test|--watch|--check|-c|--interactive|-i)(=|$)/;
+// Flags of the parent process that make no sense in an extraction process (and --input-type makes
+// it fail to start); its own heap limit is set by the pool.
+const PARENT_ONLY_FLAGS = /^(--input-type|--eval|-e|--print|-p|--test|--watch|--check|-c|--interactive|-i|--max-old-space-size|--inspect[a-z-]*)(=|$)/;
 
-function workerExecArgv(): string[] {
+function childExecArgv(maxMemoryMb: number): string[] {
   const out: string[] = [];
   const argv = process.execArgv;
   for (let i = 0; i < argv.length; i++) {
     if (PARENT_ONLY_FLAGS.test(argv[i])) {
-      if (!argv[i].includes('=') && /^(--input-type|--eval|-e|--print|-p)$/.test(argv[i])) i++;
+      if (!argv[i].includes('=') && /^(--input-type|--eval|-e|--print|-p|--max-old-space-size)$/.test(argv[i])) i++;
       continue;
     }
     out.push(argv[i]);
   }
+  out.push(`--max-old-space-size=${maxMemoryMb}`);
   return out;
 }
 
+/** Resident memory of a process in MiB, or null where /proc cannot tell (not Linux, already gone). */
+async function residentMb(pid: number): Promise<number | null> {
+  try {
+    const status = await readFile(`/proc/${pid}/status`, 'utf8');
+    const kb = /VmRSS:\s+(\d+)/.exec(status)?.[1];
+    return kb ? Number(kb) / 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Why an extraction process ended, from its exit and the end of its stderr. */
+function endOf(code: number | null, signal: NodeJS.Signals | null, stderrTail: string, maxMemoryMb: number): ExtractionError {
+  const fatal = /^(FATAL ERROR:.*|#\s*Fatal error.*)$/m.exec(stderrTail)?.[1]?.trim();
+  if (fatal && /heap out of memory|allocation failed|invalid array length|invalid table size/i.test(fatal)) {
+    return new ExtractionError('OUT_OF_MEMORY', `heap limit ${maxMemoryMb} MB (${fatal.slice(0, 200)})`);
+  }
+  const how = signal ? `ended by ${signal}` : `exited with code ${code}`;
+  return new ExtractionError('WORKER_FAILED', fatal ? `${how} (${fatal.slice(0, 200)})` : how);
+}
+
 export function createExtractionPool(options: ExtractionPoolOptions): ExtractionPool {
-  const workerUrl = resolveWorkerUrl();
+  const workerPath = fileURLToPath(resolveWorkerUrl());
   const workerOptions: ExtractOptions = { maxBytes: options.maxBytes, zipLimits: options.zipLimits };
-  const slots: Slot[] = Array.from({ length: Math.max(1, options.workers) }, () => ({ worker: null, jobs: [], timer: null, ready: false, startup: null }));
+  const maxRssMb = options.maxRssMb ?? options.maxMemoryMb * 2 + 256;
+  const execArgv = childExecArgv(options.maxMemoryMb);
+  const envHooks = testOnlyHooksFromEnv(process.env[TEST_ONLY_HOOKS_ENV]);
+  if (envHooks.size) process.stderr.write(`fundus: ${TEST_ONLY_HOOKS_ENV} is set: test-only extraction hooks for ${envHooks.size} file name(s)\n`);
+  const slots: Slot[] = Array.from({ length: Math.max(1, options.workers) }, () => ({
+    child: null,
+    jobs: [],
+    timer: null,
+    ready: false,
+    startup: null,
+    killedFor: null,
+    stderrTail: '',
+  }));
   const queue: Pending[] = [];
   let nextId = 1;
   let closing = false;
   const idleWaiters: (() => void)[] = [];
-  // Workers that die without a job (a broken install, a missing worker file) would respawn forever.
+  // Processes that die without a job (a broken install, a missing worker file) would respawn forever.
   let idleDeaths = 0;
   let broken: ExtractionError | null = null;
 
@@ -125,59 +180,85 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
     slot.startup = null;
   }
 
-  /** A job's time limit, from when a ready worker gets it. */
+  /**
+   * Kills the slot's process for a reason the pool knows (time limit, memory); its jobs fail with
+   * that reason once it has ended, and a new process takes the slot then.
+   */
+  function kill(slot: Slot, reason: ExtractionError): void {
+    if (!slot.child || slot.killedFor) return;
+    slot.killedFor = reason;
+    slot.child.kill('SIGKILL');
+  }
+
+  /** A job's time limit, from when a ready process gets it; and its memory watch. */
   function startTimer(slot: Slot): void {
     const job = slot.jobs[0];
+    const child = slot.child!;
     slot.timer = setTimeout(() => {
-      if (slot.jobs[0] === job) fail(slot, new ExtractionError('TIMEOUT', `still running after ${options.timeoutMs} ms`));
+      if (slot.jobs[0] === job) kill(slot, new ExtractionError('TIMEOUT', `still running after ${options.timeoutMs} ms`));
     }, options.timeoutMs);
+    void watchMemory(slot, child, job);
   }
 
-  function replace(slot: Slot): void {
-    const old = slot.worker;
-    slot.worker = null;
-    stopStartup(slot);
-    if (old) void old.terminate().catch(() => undefined);
-    if (!closing) spawn(slot);
+  async function watchMemory(slot: Slot, child: ChildProcess, job: Pending): Promise<void> {
+    while (slot.child === child && slot.jobs[0] === job && !slot.killedFor && child.pid) {
+      const mb = await residentMb(child.pid);
+      if (mb === null) return;
+      if (mb > maxRssMb && slot.child === child && slot.jobs[0] === job) {
+        kill(slot, new ExtractionError('OUT_OF_MEMORY', `resident memory ${Math.round(mb)} MB over the limit of ${maxRssMb} MB`));
+        return;
+      }
+      await new Promise((wake) => setTimeout(wake, RSS_POLL_MS).unref());
+    }
   }
 
-  function fail(slot: Slot, error: ExtractionError): void {
+  /** The slot's process has ended (or failed to start): its jobs fail, another process starts. */
+  function ended(slot: Slot, error: ExtractionError): void {
     const jobs = settle(slot);
+    stopStartup(slot);
+    slot.child = null;
+    slot.killedFor = null;
     for (const job of jobs) job.reject(error);
     if (jobs.length === 0 && ++idleDeaths >= 3 && !broken) {
-      broken = new ExtractionError('WORKER_FAILED', `extraction workers keep dying: ${error.message}`);
+      broken = new ExtractionError('WORKER_FAILED', `extraction processes keep dying: ${error.message}`);
       for (const queued of queue.splice(0)) queued.reject(broken);
     }
-    if (broken) {
-      stopStartup(slot);
-      slot.worker?.terminate().catch(() => undefined);
-      slot.worker = null;
+    if (broken || closing) {
+      wakeIdleWaiters();
       return;
     }
-    replace(slot);
+    spawn(slot);
     dispatch();
   }
 
   function spawn(slot: Slot): void {
-    const worker = new Worker(workerUrl, {
-      workerData: workerOptions,
-      execArgv: workerExecArgv(),
-      resourceLimits: {
-        maxOldGenerationSizeMb: options.maxMemoryMb,
-        maxYoungGenerationSizeMb: Math.max(16, Math.min(64, Math.floor(options.maxMemoryMb / 8))),
-        stackSizeMb: 4,
-      },
+    const child = fork(workerPath, [JSON.stringify(workerOptions)], {
+      execArgv,
+      serialization: 'advanced',
+      // Read, not inherited: a parser's console output must not mix into the command's stdout, and
+      // the end of stderr tells the cause of a crash.
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     });
     // An idle pool must not keep the process alive; a running job does, through its timer.
-    worker.unref();
-    slot.worker = worker;
+    child.unref();
+    child.channel?.unref();
+    for (const stream of [child.stdout, child.stderr]) (stream as unknown as { unref?(): void } | null)?.unref?.();
+    slot.child = child;
     slot.ready = false;
+    slot.killedFor = null;
+    slot.stderrTail = '';
     stopStartup(slot);
     slot.startup = setTimeout(() => {
-      if (slot.worker === worker && !slot.ready) fail(slot, new ExtractionError('WORKER_FAILED', `worker not ready after ${STARTUP_LIMIT_MS} ms`));
+      if (slot.child === child && !slot.ready) kill(slot, new ExtractionError('WORKER_FAILED', `extraction process not ready after ${STARTUP_LIMIT_MS} ms`));
     }, STARTUP_LIMIT_MS);
-    worker.on('message', (reply: WorkerReply | WorkerReady) => {
-      if (slot.worker !== worker) return;
+    for (const stream of [child.stdout, child.stderr]) {
+      stream?.setEncoding('utf8');
+      stream?.on('data', (chunk: string) => {
+        if (slot.child === child) slot.stderrTail = (slot.stderrTail + chunk).slice(-STDERR_TAIL_CHARS);
+      });
+    }
+    child.on('message', (reply: WorkerReply | WorkerReady) => {
+      if (slot.child !== child || slot.killedFor) return;
       if ('ready' in reply) {
         slot.ready = true;
         stopStartup(slot);
@@ -191,48 +272,51 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
       else finish(jobs[0], reply);
       dispatch();
     });
-    worker.on('error', (error: Error & { code?: string }) => {
-      if (slot.worker !== worker) return;
-      if (error.code === 'ERR_WORKER_OUT_OF_MEMORY') fail(slot, new ExtractionError('OUT_OF_MEMORY', `heap limit ${options.maxMemoryMb} MB`, { cause: error }));
-      else fail(slot, new ExtractionError('WORKER_FAILED', error.message, { cause: error }));
+    // 'error': could not be started or signalled; 'close': ended, and its stderr is read to the end.
+    child.on('error', (error) => {
+      if (slot.child !== child) return;
+      kill(slot, new ExtractionError('WORKER_FAILED', error.message, { cause: error }));
+      if (child.pid === undefined) ended(slot, new ExtractionError('WORKER_FAILED', `could not start an extraction process: ${error.message}`, { cause: error }));
     });
-    worker.on('exit', (code) => {
-      if (slot.worker !== worker) return;
-      fail(slot, new ExtractionError('WORKER_FAILED', `worker exited with code ${code}`));
+    child.on('close', (code, signal) => {
+      if (slot.child !== child) return;
+      ended(slot, slot.killedFor ?? endOf(code, signal, slot.stderrTail, options.maxMemoryMb));
     });
   }
 
-  /** Hands the slot's jobs to its worker, which is ready: the job's time limit starts now. */
+  /** Hands the slot's jobs to its process, which is ready: the job's time limit starts now. */
   function send(slot: Slot): void {
     const jobs = slot.jobs;
     const job = jobs[0];
     startTimer(slot);
-    // A fresh copy is transferred: the caller's bytes may be a Buffer on Node's shared pool slab
-    // (untransferable), and `Buffer.slice()` would not copy at all.
-    const bytes = new Uint8Array(job.input.bytes);
     const preExtracted = job.preExtracted ? jobs.map((j) => j.preExtracted!) : undefined;
     const preExtractedUrls = job.preExtracted ? jobs.map((j) => j.input.url) : undefined;
-    const message: WorkerJob = { id: job.id, input: { ...job.input, bytes }, preExtracted, preExtractedUrls, testOnlyHook: job.hook };
-    try {
-      slot.worker!.postMessage(message, [bytes.buffer]);
-    } catch (error) {
-      for (const failed of settle(slot)) {
-        failed.reject(new ExtractionError('WORKER_FAILED', `could not hand the job to a worker: ${(error as Error).message}`, { cause: error }));
-      }
-    }
+    const message: WorkerJob = { id: job.id, input: job.input, preExtracted, preExtractedUrls, testOnlyHook: job.hook };
+    // Serialized (copied) into the IPC channel: the caller's bytes stay as they are.
+    slot.child!.send(message, (error) => {
+      if (error && slot.jobs[0] === job) kill(slot, new ExtractionError('WORKER_FAILED', `could not hand the job to an extraction process: ${error.message}`, { cause: error }));
+    });
+  }
+
+  function wakeIdleWaiters(): void {
+    if (queue.length === 0 && slots.every((s) => !s.jobs.length)) idleWaiters.splice(0).forEach((wake) => wake());
   }
 
   function dispatch(): void {
     for (const slot of slots) {
       if (queue.length === 0) break;
-      if (slot.jobs.length || !slot.worker) continue;
+      if (slot.jobs.length || !slot.child) continue;
       const job = queue.shift()!;
       const jobs = [job];
       if (job.preExtracted) while (jobs.length < PREPARE_BATCH && queue[0]?.preExtracted) jobs.push(queue.shift()!);
       slot.jobs = jobs;
       if (slot.ready) send(slot);
     }
-    if (queue.length === 0 && slots.every((s) => !s.jobs.length)) idleWaiters.splice(0).forEach((wake) => wake());
+    wakeIdleWaiters();
+  }
+
+  function testOnlyHookFor(input: ExtractInput, job: ExtractJobOptions): TestOnlyHook | undefined {
+    return job.testOnlyHook ?? (envHooks.size && input.fileName ? envHooks.get(input.fileName) : undefined);
   }
 
   for (const slot of slots) spawn(slot);
@@ -246,7 +330,7 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
       }
       if (input.bytes.length === 0) return Promise.reject(new ExtractionError('EMPTY_FILE'));
       return new Promise<ExtractedDocument>((resolve, reject) => {
-        queue.push({ id: nextId++, input, hook: job.testOnlyHook, resolve, reject });
+        queue.push({ id: nextId++, input, hook: testOnlyHookFor(input, job), resolve, reject });
         dispatch();
       });
     },
@@ -264,10 +348,19 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
       if (slots.some((s) => s.jobs.length)) await new Promise<void>((wake) => idleWaiters.push(wake));
       await Promise.all(
         slots.map(async (slot) => {
-          const worker = slot.worker;
-          slot.worker = null;
+          const child = slot.child;
+          slot.child = null;
           stopStartup(slot);
-          if (worker) await worker.terminate().catch(() => undefined);
+          if (!child || child.exitCode !== null || child.signalCode !== null) return;
+          // Closing the channel ends the process (worker.ts exits on 'disconnect'); a kill if it does not.
+          // 'exit', not 'close': after the parent's disconnect() Node never emits 'close' (24.21).
+          const gone = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+          // Referenced while closing, so that a caller's await keeps the process alive until the end.
+          child.ref();
+          child.disconnect();
+          const stuck = setTimeout(() => child.kill('SIGKILL'), 5000);
+          await gone;
+          clearTimeout(stuck);
         }),
       );
     },

@@ -1,14 +1,16 @@
-// Worker thread entry of the extraction pool: one job at a time, results and errors as messages.
+// Child-process entry of the extraction pool: one job at a time, results and errors as IPC messages.
+// A process, not a worker thread: V8 ends the whole process on some heap-limit failures even inside a
+// worker with resourceLimits (one large allocation, a growing array or Map: "FATAL ERROR: ... heap
+// out of memory"), and a native crash in a parser takes its process along. Here that is this process
+// only; the pool reports the file and starts another.
 // Imports use .ts extensions so this file runs both from source (Node 24 strips the types) and
 // compiled to dist/ (tsc rewrites the extensions).
-import { parentPort, workerData } from 'node:worker_threads';
+import { Worker } from 'node:worker_threads';
 import type { ExtractedDocument } from '../../core/document.ts';
 import { toExtractionError } from './errors.ts';
 import { prepareForIndex } from '../prepare.ts';
 import { type ExtractInput, type ExtractOptions, extractDocument } from './extract-document.ts';
-
-/** Behaviours that only tests request, to prove the pool survives a stuck, bloated or dying worker. */
-export type TestOnlyHook = 'hang' | 'exhaust-memory' | 'exit';
+import { runTestOnlyHook, type TestOnlyHook } from './test-only-hooks.ts';
 
 export interface WorkerJob {
   id: number;
@@ -25,28 +27,25 @@ type Outcome = { ok: true; doc: ExtractedDocument } | { ok: false; code: string;
 /** The answer to a job: one outcome, or one per pre-extracted document. */
 export type WorkerReply = ({ id: number } & Outcome) | { id: number; batch: Outcome[] };
 
-/** Sent once, after the worker has loaded and warmed up; the pool starts job time limits from it. */
+/** Sent once, after the process has loaded and warmed up; the pool starts job time limits from it. */
 export interface WorkerReady {
   ready: true;
 }
 
-function runTestOnlyHook(hook: TestOnlyHook): void {
-  if (hook === 'hang') {
-    // A synchronous loop like a runaway parser: only terminate() can stop it.
-    for (;;) {
-      /* spin */
-    }
-  }
-  if (hook === 'exhaust-memory') {
-    const hoard: number[][] = [];
-    for (;;) hoard.push(new Array(1_000_000).fill(hoard.length));
-  }
-  if (hook === 'exit') process.exit(3);
-}
+const send = process.send?.bind(process);
+if (!send) throw new Error('worker.ts must run as a child process of the extraction pool (with an IPC channel)');
+const options = JSON.parse(process.argv[2] ?? '{}') as ExtractOptions;
 
-const options = (workerData ?? {}) as ExtractOptions;
-const port = parentPort;
-if (!port) throw new Error('worker.ts must run as a worker thread');
+// The pool closed or died: nothing more will come.
+process.on('disconnect', () => process.exit(0));
+
+// 'disconnect' needs this thread; a job stuck in a loop would outlive a killed pool. A small thread
+// watches the parent and ends this process once it is gone (re-parented).
+const orphanWatch = new Worker(
+  "const { workerData } = require('node:worker_threads'); setInterval(() => { if (process.ppid !== workerData) process.kill(process.pid, 'SIGKILL'); }, 1000);",
+  { eval: true, workerData: process.ppid, resourceLimits: { maxOldGenerationSizeMb: 8, maxYoungGenerationSizeMb: 2 } },
+);
+orphanWatch.unref();
 
 async function outcomeOf(work: () => Promise<ExtractedDocument> | ExtractedDocument, url: string | undefined): Promise<Outcome> {
   try {
@@ -59,23 +58,23 @@ async function outcomeOf(work: () => Promise<ExtractedDocument> | ExtractedDocum
   }
 }
 
-port.on('message', async (job: WorkerJob) => {
+process.on('message', async (job: WorkerJob) => {
   if (job.preExtracted) {
     const batch: Outcome[] = [];
     for (const [i, doc] of job.preExtracted.entries()) batch.push(await outcomeOf(() => doc, job.preExtractedUrls?.[i]));
-    port.postMessage({ id: job.id, batch } satisfies WorkerReply);
+    send({ id: job.id, batch } satisfies WorkerReply);
     return;
   }
   const outcome = await outcomeOf(async () => {
     if (job.testOnlyHook) runTestOnlyHook(job.testOnlyHook);
     return extractDocument(job.input, options);
   }, job.input.url);
-  port.postMessage({ id: job.id, ...outcome } satisfies WorkerReply);
+  send({ id: job.id, ...outcome } satisfies WorkerReply);
 });
 
 // Warm-up: the first document loads the analysis lexicon and compiles the parsers; doing it before
 // saying "ready" keeps that start-up cost out of the first real job's time limit.
 const WARM_UP = new TextEncoder().encode('<!doctype html><html lang="de"><head><title>Aufwärmen</title></head><body><p>Die Schulwegpläne der Häuser sind fertig.</p></body></html>');
 void outcomeOf(() => extractDocument({ bytes: WARM_UP, url: 'https://warm-up.invalid/' }, options), 'https://warm-up.invalid/').finally(() =>
-  port.postMessage({ ready: true } satisfies WorkerReady),
+  send({ ready: true } satisfies WorkerReady),
 );

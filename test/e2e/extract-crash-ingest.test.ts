@@ -1,0 +1,113 @@
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { SqliteIndex } from '../../services/index/sqlite/sqlite-index.ts';
+import { FUNDUS_BIN, requireBuild, runFundus } from '../helpers/processes.ts';
+
+// Extraction that blows its heap or crashes natively, through `fundus ingest` as a process: the file
+// is reported with its error code and skipped, every other file is indexed, the run exits 0 ("a bad
+// file is reported and skipped, and the run goes on"). The misbehaviour comes from test-only hooks
+// that only an environment variable can select (by file name); the same files without it are just files.
+
+const HOOKS_ENV = 'FUNDUS_TEST_ONLY_EXTRACT_HOOKS';
+const html = (title: string, body: string) =>
+  `<!doctype html><html lang="de"><head><meta charset="utf-8"><title>${title}</title></head><body><main><h1>${title}</h1><p>${body}</p></main></body></html>`;
+
+const HOSTILE = { 'abbruch.html': 'abort', 'speicherfehler.html': 'segfault', 'wachsende-liste.html': 'grow-one-array', 'wachsende-tabelle.html': 'grow-map' } as const;
+const GOOD = ['rathaus', 'bibliothek', 'schwimmbad', 'friedhof', 'wertstoffhof', 'musikschule'];
+
+function inputFolder(): string {
+  const folder = mkdtempSync(join(tmpdir(), 'fundus-crash-input-'));
+  for (const name of GOOD) writeFileSync(join(folder, `${name}.html`), html(`Seite ${name}`, `Öffnungszeiten und Anschrift: ${name} der Gemeinde.`));
+  for (const name of Object.keys(HOSTILE)) writeFileSync(join(folder, name), html(`Datei ${name}`, 'Ein gewöhnlicher Absatz über die Gemeindeverwaltung.'));
+  return folder;
+}
+
+async function documentCount(data: string): Promise<number> {
+  const index = new SqliteIndex({ file: join(data, 'index.sqlite'), readOnly: true });
+  try {
+    return (await index.stats()).documents;
+  } finally {
+    await index.close();
+  }
+}
+
+function childrenOf(pid: number): number[] {
+  try {
+    return readdirSync(`/proc/${pid}/task`).flatMap((task) => readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ').filter(Boolean).map(Number));
+  } catch {
+    return [];
+  }
+}
+
+/** CPU seconds a process has used, or null once it is gone. */
+function cpuSeconds(pid: number): number | null {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return null;
+  }
+}
+
+const sleep = (ms: number) => new Promise((wake) => setTimeout(wake, ms));
+
+describe('fundus ingest with extraction that crashes', () => {
+  it('reports heap exhaustion and native crashes per file, indexes every other file, exits 0', async () => {
+    const input = inputFolder();
+    const data = mkdtempSync(join(tmpdir(), 'fundus-crash-data-'));
+    const run = await runFundus(['ingest', '--data', data, input], { [HOOKS_ENV]: JSON.stringify(HOSTILE) }, 240_000);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(/abbruch\.html: WORKER_FAILED: .*ended by SIGABRT/);
+    expect(run.stderr).toMatch(/speicherfehler\.html: WORKER_FAILED: .*ended by SIGSEGV/);
+    expect(run.stderr).toMatch(/wachsende-liste\.html: OUT_OF_MEMORY: .*heap limit 512 MB \(FATAL ERROR: .*heap out of memory\)/);
+    expect(run.stderr).toMatch(/wachsende-tabelle\.html: OUT_OF_MEMORY: .*heap limit 512 MB \(FATAL ERROR: .*heap out of memory\)/);
+    expect(run.stdout).toMatch(/read 10, added 6, .*skipped 4 \((?=.*WORKER_FAILED 2)(?=.*OUT_OF_MEMORY 2)/);
+    expect(await documentCount(data)).toBe(6);
+  }, 300_000);
+
+  it('ignores the hooks without the test-only variable: the same files are ordinary documents', async () => {
+    const input = inputFolder();
+    const data = mkdtempSync(join(tmpdir(), 'fundus-crash-data-'));
+    const run = await runFundus(['ingest', '--data', data, input], { [HOOKS_ENV]: '' });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/read 10, added 10, .*skipped 0/);
+    expect(await documentCount(data)).toBe(10);
+  }, 180_000);
+
+  it('leaves no extraction process behind when the command is killed during a job stuck in a loop', async () => {
+    requireBuild();
+    const input = join(mkdtempSync(join(tmpdir(), 'fundus-crash-hang-')), 'in');
+    mkdirSync(input);
+    writeFileSync(join(input, 'endlos.html'), html('Endlos', 'Ein Parser, der nie fertig wird.'));
+    const data = mkdtempSync(join(tmpdir(), 'fundus-crash-data-'));
+    const cli = spawn(process.execPath, [FUNDUS_BIN, 'ingest', '--data', data, '--workers', '1', '--timeout-ms', '600000', input], {
+      env: { ...process.env, [HOOKS_ENV]: JSON.stringify({ 'endlos.html': 'hang' }) },
+      stdio: 'ignore',
+    });
+    const exited = new Promise((resolve) => cli.on('exit', resolve));
+    let stuck: number | undefined;
+    try {
+      // Wait (bounded) until the extraction process has spun for 5 CPU seconds: the job is stuck.
+      for (let i = 0; i < 600 && stuck === undefined; i++) {
+        stuck = childrenOf(cli.pid!).find((pid) => (cpuSeconds(pid) ?? 0) >= 5);
+        if (stuck === undefined) await sleep(200);
+      }
+      expect(stuck, 'no extraction process got stuck in the hook').toBeDefined();
+      cli.kill('SIGKILL');
+      await exited;
+      let alive = true;
+      for (let i = 0; i < 150 && alive; i++) {
+        alive = cpuSeconds(stuck!) !== null && !readFileSync(`/proc/${stuck}/stat`, 'utf8').includes(') Z ');
+        if (alive) await sleep(200);
+      }
+      expect(alive, `extraction process ${stuck} outlived the killed command`).toBe(false);
+    } finally {
+      cli.kill('SIGKILL');
+      // A failed run must not leave a spinning process on the machine.
+      if (stuck !== undefined && cpuSeconds(stuck) !== null) process.kill(stuck, 'SIGKILL');
+    }
+  }, 180_000);
+});

@@ -294,7 +294,7 @@ function stageFigures(before: StageSnapshot | null, after: StageSnapshot | null,
   const threads = run.serverThreadCpuSeconds;
   const perRequest = (seconds: number | undefined) => ((seconds ?? 0) * 1e6) / Math.max(1, requests);
   if (threads.gateway) {
-    // Serving threads (FUNDUS_GATEWAY_THREADS, services/gateway/threads.ts): every stage runs on them.
+    // Serving threads (FUNDUS_GATEWAY_THREADS, services/cli/gateway-threads.ts): every stage runs on them.
     cpu['serving threads, rest (HTTP, auth, routing, GC)'] = round(perRequest(threads.gateway) - mainStages - workerStages);
     cpu['main thread (logs, budgets)'] = round(perRequest(threads.MainThread));
   } else {

@@ -3,7 +3,7 @@ import type { BudgetOutcome, Budgets } from './budgets.ts';
 import type { RateLimit } from './settings.ts';
 
 // One process, one set of budgets (spec 8 rule 3), however many threads serve its gateway
-// (services/gateway/threads.ts): a serving thread does not count itself but asks the main thread,
+// (services/cli/gateway-threads.ts): a serving thread does not count itself but asks the main thread,
 // which holds the process's only counters — in memory, or Redis with this replica's one insurance
 // share. Only budgeted calls pay this round trip; unlimited keys and free routes never consume.
 

@@ -7,7 +7,7 @@ import { analyzeWord } from '../core/analysis/index.ts';
 import type { DocumentIndex } from '../core/index-port.ts';
 import { buildAdminApp } from '../admin/app.ts';
 import { buildGatewayApp } from '../gateway/app.ts';
-import { REUSE_PORT_SUPPORTED, startGatewayThreads, type GatewayThreads } from '../gateway/threads.ts';
+import { REUSE_PORT_SUPPORTED, startGatewayThreads, type GatewayThreads } from './gateway-threads.ts';
 import { mcpPlugin } from '../gateway/mcp/plugin.ts';
 import { SqliteReadPool } from '../index/sqlite/read-pool.ts';
 import { SqliteIndex } from '../index/sqlite/sqlite-index.ts';
@@ -94,7 +94,7 @@ function bufferedStdout(): { stream: NodeJS.WritableStream; close(): void } {
   };
 }
 
-/** Serving threads of the gateway (threads.ts): FUNDUS_GATEWAY_THREADS, else one per core where SO_REUSEPORT exists; embedded index only. */
+/** Serving threads of the gateway (gateway-threads.ts): FUNDUS_GATEWAY_THREADS, else one per core where SO_REUSEPORT exists; embedded index only. */
 export function gatewayThreadCount(config: Config): number {
   if (!config.roles.includes('gateway') || config.index.kind !== 'sqlite' || !REUSE_PORT_SUPPORTED) return 0;
   return config.gateway.threads ?? availableParallelism();

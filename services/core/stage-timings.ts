@@ -71,7 +71,7 @@ export function stageClock(): StageClock | null {
 }
 
 let written = 0;
-/** Gathers other threads' totals before they are written (serving threads: services/gateway/threads.ts). */
+/** Gathers other threads' totals before they are written (serving threads: services/cli/gateway-threads.ts). */
 let collectors: (() => Promise<void>)[] = [];
 
 /** Registers a gatherer run on SIGUSR2 before the file is written; returns its removal. */

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, runFundus, startFundus, type ServingProcess } from '../helpers/processes.ts';
 
 // The gateway served by several threads on one port (FUNDUS_GATEWAY_THREADS, SO_REUSEPORT:
-// services/gateway/threads.ts), on a real process: every thread answers alike, the budgets are
+// services/cli/gateway-threads.ts), on a real process: every thread answers alike, the budgets are
 // the process's (one per client, not one per thread), MCP works, and a SIGTERM drains every
 // thread. Each request opens a new connection, which the kernel hands to one of the threads; the
 // request log line names the thread, so the tests can tell that several answered.

@@ -27,7 +27,7 @@ async function snapshot(server: ServingProcess, file: string, after: number): Pr
 }
 
 // Two ways to serve: the gateway on the main thread handing searches to the read pool's workers
-// (FUNDUS_GATEWAY_THREADS=0), and serving threads that search inline (services/gateway/threads.ts),
+// (FUNDUS_GATEWAY_THREADS=0), and serving threads that search inline (services/cli/gateway-threads.ts),
 // whose totals the main thread gathers before writing.
 const MODES = [
   { threads: '0', stages: ['main.parse', 'main.analysis', 'main.post_message', 'main.index_call', 'main.response', 'main.serialise', 'worker.search', 'worker.fetch', 'worker.snippets'] },

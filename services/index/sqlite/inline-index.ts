@@ -4,7 +4,7 @@ import { finishHits } from './hit-fields.ts';
 import { SqliteIndex } from './sqlite-index.ts';
 
 /**
- * A serving thread's own read-only index (services/gateway/threads.ts): searches are answered on
+ * A serving thread's own read-only index (services/cli/gateway-threads.ts): searches are answered on
  * the thread that parsed the request, with the same steps as a read-pool worker (ranking, the
  * page's rows, snippets: read-worker.ts) and the same stage names, so that the benchmark's stage
  * table reads the same; there is no hand-over to time.

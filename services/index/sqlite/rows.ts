@@ -74,31 +74,7 @@ export type HitRow = Pick<
 
 /** A hit's record from HIT_COLUMNS, the fields it did not read left empty. */
 export function toHitDocument(row: HitRow): StoredDocument {
-  return {
-    id: row.id,
-    url: row.url,
-    canonicalUrl: '',
-    host: '',
-    sourceDomain: row.source_domain,
-    sourceId: row.source_id,
-    title: row.title,
-    text: row.text,
-    contentType: row.content_type,
-    documentType: row.document_type as DocumentType,
-    language: row.language,
-    publishedAt: row.published_at,
-    modifiedAt: row.modified_at,
-    contentDate: row.content_date,
-    dates: JSON.parse(row.dates),
-    fetchedAt: row.fetched_at,
-    contentHash: '',
-    fingerprint: null,
-    topic: row.topic,
-    isNews: row.is_news === 1,
-    content: {},
-    duplicateOf: null,
-    changedAt: '',
-  };
+  return toDocument({ ...row, canonical_url: '', host: '', content_hash: '', fingerprint: null, content: '{}', duplicate_of: null, changed_at: '' });
 }
 
 export function toRow(doc: StoredDocument): Omit<DocumentRow, 'seq'> & { age_date: string | null; title_key: string } {

@@ -1,4 +1,4 @@
-// One serving thread of the gateway (threads.ts): its own HTTP server on the shared port
+// One serving thread of the gateway (gateway-threads.ts): its own HTTP server on the shared port
 // (SO_REUSEPORT: the kernel spreads new connections over the threads), its own read-only index,
 // searches answered inline. Budgets are the process's, asked of the main thread (budgets-port.ts).
 // Imports use .ts extensions so this file runs from source (Node 24 strips types) and compiled.
@@ -7,16 +7,16 @@ import type { FastifyListenOptions } from 'fastify';
 import pino from 'pino';
 import { createAccess } from '../access/access-guard.ts';
 import { budgetsOverPort } from '../access/budgets-port.ts';
-import type { Config } from '../cli/config.ts';
+import type { Config } from './config.ts';
 import { analyzeWord } from '../core/analysis/index.ts';
 import { takeStages } from '../core/stage-timings.ts';
 import { addDrainHooks } from '../http/drain.ts';
 import { InlineSqliteIndex } from '../index/sqlite/inline-index.ts';
 import { openWhenReady } from '../index/sqlite/waiting-index.ts';
-import { buildGatewayApp } from './app.ts';
-import { balanceConnections } from './connection-balance.ts';
-import { mcpPlugin } from './mcp/plugin.ts';
-import type { ThreadMessage, MainMessage } from './threads.ts';
+import { buildGatewayApp } from '../gateway/app.ts';
+import { balanceConnections } from '../gateway/connection-balance.ts';
+import { mcpPlugin } from '../gateway/mcp/plugin.ts';
+import type { ThreadMessage, MainMessage } from './gateway-threads.ts';
 
 export interface GatewayThreadData {
   config: Config;

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { MessageChannel, Worker } from 'node:worker_threads';
 import { answerBudgetCalls } from '../access/budgets-port.ts';
 import type { Budgets } from '../access/budgets.ts';
-import type { Config } from '../cli/config.ts';
+import type { Config } from './config.ts';
 import { collectStagesBeforeWriting, mergeStages, type StageTotals } from '../core/stage-timings.ts';
 import type { GatewayThreadData } from './gateway-thread.ts';
 

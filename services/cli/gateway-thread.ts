@@ -8,14 +8,13 @@ import pino from 'pino';
 import { createAccess } from '../access/access-guard.ts';
 import { budgetsOverPort } from '../access/budgets-port.ts';
 import type { Config } from './config.ts';
+import { buildConfiguredGateway } from './gateway-app.ts';
 import { analyzeWord } from '../core/analysis/index.ts';
 import { takeStages } from '../core/stage-timings.ts';
 import { addDrainHooks } from '../http/drain.ts';
 import { InlineSqliteIndex } from '../index/sqlite/inline-index.ts';
 import { openWhenReady } from '../index/sqlite/waiting-index.ts';
-import { buildGatewayApp } from '../gateway/app.ts';
 import { balanceConnections } from '../gateway/connection-balance.ts';
-import { mcpPlugin } from '../gateway/mcp/plugin.ts';
 import type { ThreadMessage, MainMessage } from './gateway-threads.ts';
 
 export interface GatewayThreadData {
@@ -72,18 +71,8 @@ async function main(data: GatewayThreadData): Promise<void> {
   analyzeWord('Bundestagswahl'); // loads the compound lexicon now, not during the first search
   const access = await createAccess(config, log, { sharedBudgets: budgetsOverPort(data.budgetsPort) });
   let draining = false;
-  const { externalUrl, countBudgetMs } = config.gateway;
-  const app = await buildGatewayApp({
-    index,
-    guard: access.guard,
-    countBudgetMs,
-    externalUrl,
-    logLevel: config.logLevel,
-    logStream,
-    // Request lines say which thread answered (still no query text, no address: app-base.ts).
-    logBindings: { thread: threadId },
-    plugins: [mcpPlugin({ index, countBudgetMs, externalUrl })],
-  });
+  // Request lines say which thread answered (still no query text, no address: app-base.ts).
+  const app = await buildConfiguredGateway({ config, index, guard: access.guard, logStream, logBindings: { thread: threadId } });
   addDrainHooks(app, () => draining);
   balanceConnections(app, data.connections, data.slot);
   // Fastify hands its listen options to node's server.listen, whose `reusePort` its types do not list yet.

@@ -6,9 +6,8 @@ import { createAccess } from '../access/access-guard.ts';
 import { analyzeWord } from '../core/analysis/index.ts';
 import type { DocumentIndex } from '../core/index-port.ts';
 import { buildAdminApp } from '../admin/app.ts';
-import { buildGatewayApp } from '../gateway/app.ts';
+import { buildConfiguredGateway } from './gateway-app.ts';
 import { REUSE_PORT_SUPPORTED, startGatewayThreads, type GatewayThreads } from './gateway-threads.ts';
-import { mcpPlugin } from '../gateway/mcp/plugin.ts';
 import { SqliteReadPool } from '../index/sqlite/read-pool.ts';
 import { SqliteIndex } from '../index/sqlite/sqlite-index.ts';
 import { openWhenReady } from '../index/sqlite/waiting-index.ts';
@@ -135,17 +134,7 @@ export async function startServices(config: Config, givenLogStream?: NodeJS.Writ
       });
       urls.gateway = gatewayThreads.url;
     } else if (config.roles.includes('gateway') && index) {
-      const externalUrl = config.gateway.externalUrl;
-      const countBudgetMs = config.gateway.countBudgetMs;
-      const app = await buildGatewayApp({
-        index,
-        guard: access.guard,
-        countBudgetMs,
-        externalUrl,
-        logLevel: config.logLevel,
-        logStream,
-        plugins: [mcpPlugin({ index, countBudgetMs, externalUrl })],
-      });
+      const app = await buildConfiguredGateway({ config, index, guard: access.guard, logStream });
       drainable(app);
       urls.gateway = await app.listen({ host: config.gateway.host, port: config.gateway.port });
     }

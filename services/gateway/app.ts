@@ -22,7 +22,6 @@ export interface GatewayDeps {
   index: DocumentIndex;
   guard: RequestGuard;
   countBudgetMs: number;
-  /** Public origin (FUNDUS_EXTERNAL_URL) for the OpenAPI servers and docs links; else the local address. */
   /** The public origin; null: the origin each request was addressed to. */
   externalUrl: string | null;
   logLevel: string;

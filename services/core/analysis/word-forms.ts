@@ -32,7 +32,7 @@ const MIN_WORD = 5;
 const MIN_STEM = 4;
 
 /** A noun of the lexicon, or a compound whose head as written is one (Abendstern, not Bildungszentren). */
-function isNoun(word: string): boolean {
+function isNounUncached(word: string): boolean {
   const nouns = lexicon();
   if (nouns.has(word)) return true;
   const parts = splitCompound(word);
@@ -41,7 +41,7 @@ function isNoun(word: string): boolean {
 }
 
 /** A regular plural or inflected form of a known noun (Kliniken of Klinik, Maximen of Maxime). */
-function isRegularForm(word: string): boolean {
+function isRegularForm(word: string, isNoun: (word: string) => boolean): boolean {
   for (const ending of ['en', 'n', 'e', 's']) {
     if (word.length - ending.length >= MIN_STEM && word.endsWith(ending) && isNoun(word.slice(0, -ending.length))) return true;
   }
@@ -56,6 +56,14 @@ function isBareStem(stem: string): boolean {
 /** Forms of the same noun, lowercase (ß as ss, umlauts kept), other than `lower` itself. */
 export function otherNounForms(lower: string): string[] {
   if (lower.length < MIN_WORD) return [];
+  // The rules below ask about the same few words many times (the query word itself once per rule):
+  // each is split and looked up once per call.
+  const answers = new Map<string, boolean>();
+  const isNoun = (word: string): boolean => {
+    let known = answers.get(word);
+    if (known === undefined) answers.set(word, (known = isNounUncached(word)));
+    return known;
+  };
   const forms = new Set<string>();
   const pairs = (list: readonly (readonly [string, string])[], short: boolean): void => {
     for (const [singular, plural] of list) {
@@ -63,13 +71,13 @@ export function otherNounForms(lower: string): string[] {
       if (lower.endsWith(plural)) {
         const stem = lower.slice(0, -plural.length);
         const candidate = stem + singular;
-        if (stem.length >= 2 && (!short || isBareStem(stem)) && isNoun(candidate) && !isRegularForm(lower)) forms.add(candidate);
+        if (stem.length >= 2 && (!short || isBareStem(stem)) && isNoun(candidate) && !isRegularForm(lower, isNoun)) forms.add(candidate);
       }
       // As a singular: Zentrum → Zentren.
       if (lower.endsWith(singular)) {
         const stem = lower.slice(0, -singular.length);
         const candidate = stem + plural;
-        if (stem.length >= 2 && (!short || isBareStem(stem)) && isNoun(lower) && !isRegularForm(candidate)) forms.add(candidate);
+        if (stem.length >= 2 && (!short || isBareStem(stem)) && isNoun(lower) && !isRegularForm(candidate, isNoun)) forms.add(candidate);
       }
     }
   };

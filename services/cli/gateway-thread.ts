@@ -7,15 +7,15 @@ import type { FastifyListenOptions } from 'fastify';
 import pino from 'pino';
 import { createAccess } from '../access/access-guard.ts';
 import { budgetsOverPort } from '../access/budgets-port.ts';
-import type { Config } from './config.ts';
-import { buildConfiguredGateway } from './gateway-app.ts';
 import { analyzeWord } from '../core/analysis/index.ts';
 import { takeStages } from '../core/stage-timings.ts';
+import { balanceConnections } from '../gateway/connection-balance.ts';
 import { addDrainHooks } from '../http/drain.ts';
 import { InlineSqliteIndex } from '../index/sqlite/inline-index.ts';
 import { openWhenReady } from '../index/sqlite/waiting-index.ts';
-import { balanceConnections } from '../gateway/connection-balance.ts';
-import type { ThreadMessage, MainMessage } from './gateway-threads.ts';
+import type { Config } from './config.ts';
+import { buildConfiguredGateway } from './gateway-app.ts';
+import type { MainMessage, ThreadMessage } from './gateway-threads.ts';
 
 export interface GatewayThreadData {
   config: Config;

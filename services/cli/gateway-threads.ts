@@ -4,8 +4,8 @@ import { fileURLToPath } from 'node:url';
 import { MessageChannel, Worker } from 'node:worker_threads';
 import { answerBudgetCalls } from '../access/budgets-port.ts';
 import type { Budgets } from '../access/budgets.ts';
-import type { Config } from './config.ts';
 import { collectStagesBeforeWriting, mergeStages, type StageTotals } from '../core/stage-timings.ts';
+import type { Config } from './config.ts';
 import type { GatewayThreadData } from './gateway-thread.ts';
 
 // The gateway served by N threads (FUNDUS_GATEWAY_THREADS), each a whole gateway — HTTP, access

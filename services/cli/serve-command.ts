@@ -93,10 +93,15 @@ function bufferedStdout(): { stream: NodeJS.WritableStream; close(): void } {
   };
 }
 
-/** Serving threads of the gateway (gateway-threads.ts): FUNDUS_GATEWAY_THREADS, else one per core where SO_REUSEPORT exists; embedded index only. */
+/**
+ * Serving threads of the gateway (gateway-threads.ts): FUNDUS_GATEWAY_THREADS, else one per core
+ * where SO_REUSEPORT exists; embedded index only. Not by default with REDIS_URL: every thread then
+ * holds a Redis connection of its own for the keys, and in the live kit one replica's thread once
+ * stayed unable to check keys for minutes after start (cause not found; README "Search speed").
+ */
 export function gatewayThreadCount(config: Config): number {
   if (!config.roles.includes('gateway') || config.index.kind !== 'sqlite' || !REUSE_PORT_SUPPORTED) return 0;
-  return config.gateway.threads ?? availableParallelism();
+  return config.gateway.threads ?? (config.access.redisUrl ? 0 : availableParallelism());
 }
 
 export async function startServices(config: Config, givenLogStream?: NodeJS.WritableStream): Promise<RunningServices> {

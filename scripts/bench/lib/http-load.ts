@@ -3,6 +3,7 @@
 // HTTP/1.1 on plain sockets (like wrk): the load generator shares the machine's two cores with the
 // server, and node:http's request and response objects cost it three times as much CPU.
 import net from 'node:net';
+import tls from 'node:tls';
 import { cpuSecondsOf, machineBusySeconds, threadCpuOf } from './proc.ts';
 
 export interface SearchBody {
@@ -69,8 +70,11 @@ class Connection {
   private buffered: Buffer = Buffer.alloc(0);
   private waiting: { resolve: (reply: Reply) => void; reject: (error: Error) => void; keepBody: boolean; started: number } | null = null;
 
-  constructor(port: number) {
-    this.socket = net.connect({ host: '127.0.0.1', port, noDelay: true });
+  constructor(port: number, secure?: TlsTarget) {
+    // HTTPS (through the kit's Caddy): HTTP/1.1 over TLS, trusting only the given root certificate.
+    this.socket = secure
+      ? tls.connect({ host: '127.0.0.1', port, servername: secure.servername, ca: secure.ca, ALPNProtocols: ['http/1.1'] }).setNoDelay(true)
+      : net.connect({ host: '127.0.0.1', port, noDelay: true });
     this.socket.on('data', (chunk: Buffer) => {
       this.buffered = this.buffered.length ? Buffer.concat([this.buffered, chunk]) : chunk;
       try {
@@ -149,18 +153,31 @@ class Connection {
   }
 }
 
+/** An HTTPS target on loopback: the name its certificate is for, and the only root trusted. */
+export interface TlsTarget {
+  servername: string;
+  ca: string;
+}
+
 export class SearchClient {
   private readonly port: number;
+  private readonly host: string;
+  private readonly secure?: TlsTarget;
   private readonly authorization: string;
   private readonly idle: Connection[] = [];
   private readonly open = new Set<Connection>();
   private readonly requests = new WeakMap<Buffer, Buffer>();
 
   /** Opens a connection for every request in flight and keeps it for the next one. */
-  constructor(baseUrl: string, key: string) {
+  constructor(baseUrl: string, key: string, ca?: string) {
     const url = new URL(baseUrl);
-    if (url.hostname !== '127.0.0.1') throw new Error(`the benchmark only talks to 127.0.0.1, not ${url.hostname}`);
+    if (url.hostname !== '127.0.0.1' && url.hostname !== 'localhost') throw new Error(`the benchmark only talks to 127.0.0.1, not ${url.hostname}`);
     this.port = Number(url.port);
+    this.host = `${url.hostname}:${this.port}`;
+    if (url.protocol === 'https:') {
+      if (!ca) throw new Error('an https target needs the root certificate it is to trust');
+      this.secure = { servername: url.hostname, ca };
+    }
     this.authorization = `Bearer ${key}`;
   }
 
@@ -168,7 +185,7 @@ export class SearchClient {
   private requestFor(body: Buffer): Buffer {
     let request = this.requests.get(body);
     if (!request) {
-      const head = `POST /v1/search HTTP/1.1\r\nHost: 127.0.0.1:${this.port}\r\nContent-Type: application/json\r\nAuthorization: ${this.authorization}\r\nContent-Length: ${body.length}\r\n\r\n`;
+      const head = `POST /v1/search HTTP/1.1\r\nHost: ${this.host}\r\nContent-Type: application/json\r\nAuthorization: ${this.authorization}\r\nContent-Length: ${body.length}\r\n\r\n`;
       request = Buffer.concat([Buffer.from(head, 'latin1'), body]);
       this.requests.set(body, request);
     }
@@ -191,7 +208,7 @@ export class SearchClient {
   }
 
   private connect(): Connection {
-    const connection = new Connection(this.port);
+    const connection = new Connection(this.port, this.secure);
     this.open.add(connection);
     return connection;
   }
@@ -221,10 +238,12 @@ export async function runLoad(options: {
   maxSeconds: number;
   serverPid: number;
   parseFirstRound?: boolean;
+  /** The root certificate to trust when baseUrl is https:// (e.g. Caddy's local CA). */
+  ca?: string;
 }): Promise<LoadRun> {
   const { queries, concurrency, rounds } = options;
   const bodies = queries.map((q) => Buffer.from(JSON.stringify(q.body)));
-  const client = new SearchClient(options.baseUrl, options.key);
+  const client = new SearchClient(options.baseUrl, options.key, options.ca);
   const total = queries.length * rounds;
   const samples: Sample[] = [];
   const answers = new Map<number, SearchAnswer>();

@@ -221,6 +221,7 @@ describe.skipIf(!engine.ok)('the kit, live: embedded mode with podman-compose, t
 
   it('loses no request (GET or POST) while each gateway in turn is stopped and started under load', async () => {
     let stop = false;
+    const caddyLogBefore = (await kit.logs('caddy')).length;
     const load = drive(origin, keyedMix(loadKey), { clients: 8, until: () => stop, maxPerClient: 50_000, pauseMs: 5 });
     await sleep(2000);
     for (const g of GATEWAYS) {
@@ -236,6 +237,16 @@ describe.skipIf(!engine.ok)('the kit, live: embedded mode with podman-compose, t
     stop = true;
     const tally = await load;
     console.log(`kit: rolling stop of 3 gateways under load: ${tally.total} requests ${JSON.stringify(tally.byStatus)}`);
+    // What Caddy saw meanwhile: failed health checks and dials by cause (a failed name lookup is
+    // aardvark-dns restarting as a container starts or stops; README "Container DNS").
+    const seen: Record<string, number> = {};
+    for (const line of (await kit.logs('caddy')).slice(caddyLogBefore).split('\n')) {
+      const error = /"error":"((?:[^"\\]|\\.)*)"/.exec(line)?.[1]?.replace(/\\"/g, "'");
+      if (!error) continue;
+      const cause = error.replace(/\d+\.\d+\.\d+\.\d+(:\d+)?/g, 'ADDR').replace(/gateway-\d|web-\d/g, 'REPLICA').slice(0, 120);
+      seen[cause] = (seen[cause] ?? 0) + 1;
+    }
+    console.log(`kit: Caddy's errors during the rolling stop: ${JSON.stringify(seen)}`);
     expect(tally.failures).toEqual([]);
     expect(tally.byStatus[200]).toBe(tally.total);
   }, 400_000);

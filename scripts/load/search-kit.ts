@@ -2,7 +2,8 @@
 // and the containers cost a search. One embedded index, prepared on the host with `fundus ingest`,
 // is imported into the kit's index volume (no corpus file enters the project or an image); then the
 // sampled mix (scripts/bench/sample-queries.ts) and the fixed one (scripts/bench/queries.json) run
-//   - straight against one `fundus serve` gateway process on the host (plain HTTP, the benchmark's set-up),
+//   - straight against one `fundus serve` gateway process on the host (plain HTTP, the benchmark's
+//     set-up), with its default serving threads and with FUNDUS_GATEWAY_THREADS=0 as in the kit,
 //   - through Caddy over HTTPS with 1 and with 3 gateway replicas running,
 // at concurrency 1 and 8, with the benchmark's closed-loop load client (scripts/bench/lib/http-load.ts)
 // and an unlimited key. CPU is read per process from /proc: the host server, each gateway
@@ -140,14 +141,25 @@ async function measure(setup: string, mix: Mix, baseUrl: string, key: string, ca
   return levels;
 }
 
-/** The host's `fundus serve` gateway on the same index: the benchmark's own set-up. */
-async function measureHost(mixes: Mix[]): Promise<Level[]> {
+/**
+ * The host's `fundus serve` gateway on the same index: the benchmark's own set-up, with its default
+ * serving threads (one per core), and with FUNDUS_GATEWAY_THREADS=0 as in the kit (REDIS_URL there
+ * keeps them off), so that the containers' own cost is told apart from the threads'.
+ */
+async function measureHost(mixes: Mix[], threads: string | undefined): Promise<Level[]> {
   const key = await createBenchKey(DATA);
-  const server = await startServer(DATA, key, mixes[0].queries[0].body);
-  log(`host: fundus serve on ${server.baseUrl}`);
+  const before = process.env.FUNDUS_GATEWAY_THREADS;
+  if (threads === undefined) delete process.env.FUNDUS_GATEWAY_THREADS;
+  else process.env.FUNDUS_GATEWAY_THREADS = threads;
+  const server = await startServer(DATA, key, mixes[0].queries[0].body).finally(() => {
+    if (before === undefined) delete process.env.FUNDUS_GATEWAY_THREADS;
+    else process.env.FUNDUS_GATEWAY_THREADS = before;
+  });
+  const setup = `host, fundus serve (HTTP), ${threads === undefined ? 'default threads' : `FUNDUS_GATEWAY_THREADS=${threads}`}`;
+  log(`${setup} on ${server.baseUrl}`);
   try {
     const levels: Level[] = [];
-    for (const mix of mixes) levels.push(...(await measure('host, fundus serve (HTTP)', mix, server.baseUrl, key, undefined, () => ({ gateways: cpuSecondsOf(server.pid) }))));
+    for (const mix of mixes) levels.push(...(await measure(setup, mix, server.baseUrl, key, undefined, () => ({ gateways: cpuSecondsOf(server.pid) }))));
     return levels;
   } finally {
     await server.stop();
@@ -237,7 +249,10 @@ async function main(): Promise<void> {
   log(`index ${INDEX}: ${documents} documents; sampled ${sampled.queries.length} queries (seed ${sampled.seed}), fixed ${fixed.length}`);
   const startedAt = new Date().toISOString();
   const levels: Level[] = [];
-  if (!values['no-host']) levels.push(...(await measureHost(mixes)));
+  if (!values['no-host']) {
+    levels.push(...(await measureHost(mixes, undefined)));
+    levels.push(...(await measureHost(mixes, '0')));
+  }
   levels.push(...(await measureKit(mixes)));
 
   const rows = levels.map((l) => [
@@ -270,7 +285,7 @@ async function main(): Promise<void> {
         maxSecondsPerLevel: MAX_SECONDS,
         sampledSeed: sampled.seed,
         mixes: { sampled: 'scripts/bench/sample-queries.ts on this index', fixed: 'scripts/bench/queries.json' },
-        kitLimits: 'docker-compose.yml: each gateway 1.0 CPU / 512 MiB, Caddy 1.0 CPU; gateway threads off (REDIS_URL set)',
+        kitLimits: 'docker-compose.yml: each gateway 1.0 CPU / 512 MiB, Caddy 1.0 CPU; gateway threads off (REDIS_URL set); the host serve runs without REDIS_URL (SQLite key store)',
         levels,
       },
       null,

@@ -7,6 +7,8 @@ missing=()
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 command -v caddy >/dev/null 2>&1 || missing+=(caddy)
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+# A throw-away self-signed certificate for the benchmark client's HTTPS test (bench-http-client.test.ts).
+command -v openssl >/dev/null 2>&1 || missing+=(openssl)
 # German hunspell dictionary: fills the compound splitter's lexicon at start-up (services/core/analysis/lexicon.ts).
 [ -f /usr/share/hunspell/de_DE.dic ] || missing+=(hunspell-de-de)
 

@@ -1,5 +1,10 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
+import https from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SearchClient } from '../../scripts/bench/lib/http-load.ts';
 
@@ -72,5 +77,56 @@ describe('benchmark HTTP client', () => {
 
   it('only talks to 127.0.0.1', () => {
     expect(() => new SearchClient('http://example.org:80', 'geheim')).toThrow(/127\.0\.0\.1/);
+    expect(() => new SearchClient('https://localhost:443', 'geheim')).toThrow(/root certificate/);
+  });
+});
+
+// Through the kit (scripts/load/search-kit.ts) the same client speaks HTTPS to Caddy on loopback,
+// trusting only the root it is given; here a self-signed certificate for "localhost" made by openssl.
+describe('benchmark HTTP client over HTTPS', () => {
+  let dir = '';
+  let server: https.Server;
+  let port = 0;
+  const hosts: string[] = [];
+  const selfSigned = (name: string) => {
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost', '-keyout', join(dir, `${name}.key`), '-out', join(dir, `${name}.crt`)], { stdio: 'ignore' });
+    return { key: readFileSync(join(dir, `${name}.key`), 'utf8'), cert: readFileSync(join(dir, `${name}.crt`), 'utf8') };
+  };
+  let own = { key: '', cert: '' };
+  let other = { key: '', cert: '' };
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'bench-tls-'));
+    own = selfSigned('own');
+    other = selfSigned('other');
+    server = https.createServer({ key: own.key, cert: own.cert }, (request, response) => {
+      hosts.push(request.headers.host ?? '');
+      request.resume().on('end', () => {
+        const answer = JSON.stringify({ total: 1, total_relation: 'eq' });
+        response.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(answer) });
+        response.end(answer);
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    port = (server.address() as AddressInfo).port;
+  });
+  afterAll(async () => {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('answers over TLS with the given root, naming the host it was given', async () => {
+    const client = new SearchClient(`https://localhost:${port}`, 'geheim', own.cert);
+    const replies = [await client.send(Buffer.from('{"q":"a"}'), true), await client.send(Buffer.from('{"q":"b"}'))];
+    expect(replies.map((reply) => reply.status)).toEqual([200, 200]);
+    expect(JSON.parse(replies[0].body!.toString('utf8'))).toEqual({ total: 1, total_relation: 'eq' });
+    expect(hosts.at(-1)).toBe(`localhost:${port}`);
+    client.close();
+  });
+
+  it('refuses a certificate its root did not sign', async () => {
+    const client = new SearchClient(`https://localhost:${port}`, 'geheim', other.cert);
+    await expect(client.send(Buffer.from('{"q":"a"}'))).rejects.toThrow(/self[- ]signed|certificate/i);
+    client.close();
   });
 });

@@ -243,7 +243,7 @@ describe.skipIf(!engine.ok)('the kit, live: embedded mode with podman-compose, t
     for (const line of (await kit.logs('caddy')).slice(caddyLogBefore).split('\n')) {
       const error = /"error":"((?:[^"\\]|\\.)*)"/.exec(line)?.[1]?.replace(/\\"/g, "'");
       if (!error) continue;
-      const cause = error.replace(/\d+\.\d+\.\d+\.\d+(:\d+)?/g, 'ADDR').replace(/gateway-\d|web-\d/g, 'REPLICA').slice(0, 120);
+      const cause = error.replace(/\d+\.\d+\.\d+\.\d+(:\d+)?/g, 'ADDR').slice(0, 160);
       seen[cause] = (seen[cause] ?? 0) + 1;
     }
     console.log(`kit: Caddy's errors during the rolling stop: ${JSON.stringify(seen)}`);

@@ -103,6 +103,9 @@ describe('score lists against FTS5 on random collections', () => {
         new SqliteIndex({ file, readOnly: true, rankAllUpTo: Number.POSITIVE_INFINITY, blockedFrom: Number.POSITIVE_INFINITY, rankedFrom: 0 }),
         new SqliteIndex({ file, readOnly: true, rankAllUpTo: Number.POSITIVE_INFINITY, blockedFrom: Number.POSITIVE_INFINITY, rankedFrom: 0, listCacheBytes: 64 }),
         new SqliteIndex({ file, readOnly: true, rankAllUpTo: Number.POSITIVE_INFINITY, blockedFrom: 0 }),
+        // Block-max with every list read block by block from the file (a million documents' common words), cached or not.
+        new SqliteIndex({ file, readOnly: true, rankAllUpTo: Number.POSITIVE_INFINITY, blockedFrom: 0, lazyFrom: 0, listCacheBytes: 64 }),
+        new SqliteIndex({ file, readOnly: true, rankAllUpTo: Number.POSITIVE_INFINITY, blockedFrom: 0, lazyFrom: 0 }),
       ];
       for (const [r, reader] of readers.entries()) {
         for (const [i, query] of queries.entries()) {

@@ -12,7 +12,7 @@ import { siblingUrl } from './sibling.ts';
 // With each document's length, that is all bm25 needs, so list-search.ts ranks, filters and counts
 // any query from these lists with FTS5's own formula (same order, exact totals) without FTS5
 // scoring every match one by one. Words in fewer documents than `minDocuments` have no list: FTS5
-// scores them fast. Built after 'optimize' from the index's leaves (fts5-postings.ts), valid for
+// scores them fast (unless the token is frequent in the other columns: then the phrase is listed). Built after 'optimize' from the index's leaves (fts5-postings.ts), valid for
 // the generation of the index it was built from (the same rule as head-terms.ts).
 //
 // File layout: the postings of each list (row ids as uint32, then weighted frequencies × 100 as
@@ -147,7 +147,10 @@ export function writeListPostings(db: DatabaseSync, out: FileWriter, minDocument
       for (const [side, title, body] of sides) {
         let documents = 0;
         for (let i = 0; i < rowids.length; i++) if (counts[i * FTS_COLUMNS + title] || counts[i * FTS_COLUMNS + body]) documents++;
-        if (documents < minDocuments) continue;
+        // A phrase that is rare on its side but whose token FTS5 stores for many documents (a base
+        // form like "eine", which is only ever an exact form) is listed too, however short: FTS5
+        // would read the token's whole doclist to find its few matches (70 ms at a million documents).
+        if (documents < minDocuments && rowids.length < minDocuments) continue;
         const seqs = new Uint32Array(documents);
         const frequencies = new Uint16Array(documents + (documents % 2));
         let k = 0;
@@ -425,7 +428,7 @@ export class ScoreLists {
     return [...tokens];
   }
 
-  /** Documents of a listed phrase, or null when the word has no list (fewer than minDocuments). */
+  /** Documents of a listed phrase, or null when the word has no list (fewer than minDocuments, and its token too). */
   documentsOf(side: PhraseSide, token: string): number | null {
     return this.entries[side].get(token)?.documents ?? null;
   }
@@ -436,8 +439,20 @@ export class ScoreLists {
     if (!entry) return null;
     const n = entry.documents;
     const buffer = new ArrayBuffer(4 * n + 2 * (n + (n % 2)));
-    readSync(this.fd, new Uint8Array(buffer), 0, buffer.byteLength, entry.offset);
+    if (n > 0) readSync(this.fd, new Uint8Array(buffer), 0, buffer.byteLength, entry.offset);
     return { seqs: new Uint32Array(buffer, 0, n), frequencies: new Uint16Array(buffer, 4 * n, n), idf: inverseDocumentFrequency(this.rows, n) };
+  }
+
+  /** Postings `from`..`to` of a list (row ids and weighted frequencies), read from the file alone. */
+  readRange(side: PhraseSide, token: string, from: number, to: number): { seqs: Uint32Array; frequencies: Uint16Array } {
+    const entry = this.entries[side].get(token)!;
+    const n = to - from;
+    const buffer = new ArrayBuffer(6 * n);
+    const seqs = new Uint32Array(buffer, 0, n);
+    const frequencies = new Uint16Array(buffer, 4 * n, n);
+    readSync(this.fd, new Uint8Array(buffer, 0, 4 * n), 0, 4 * n, entry.offset + 4 * from);
+    readSync(this.fd, new Uint8Array(buffer, 4 * n, 2 * n), 0, 2 * n, entry.offset + 4 * entry.documents + 2 * from);
+    return { seqs, frequencies };
   }
 
   close(): void {

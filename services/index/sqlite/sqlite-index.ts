@@ -30,6 +30,8 @@ export interface SqliteIndexOptions {
   listCacheBytes?: number;
   /** From how many documents a list is looked up through its bit set and ranks (default: list-search.ts; tests lower it). */
   rankedFrom?: number;
+  /** From how many documents a blocked query reads a list block by block from the file (default: list-search.ts; tests lower it). */
+  lazyFrom?: number;
 }
 
 /** A reader opened before the index can be read: nothing ingested yet, or a writer holds the lock. */
@@ -69,6 +71,7 @@ export class SqliteIndex implements DocumentIndex {
   private readonly blockedFrom: number | undefined;
   private readonly listCacheBytes: number | undefined;
   private readonly rankedFrom: number | undefined;
+  private readonly lazyFrom: number | undefined;
   private readonly readOnly: boolean;
   private readonly db: DatabaseSync;
   private readonly statements = new Map<string, StatementSync>();
@@ -79,6 +82,7 @@ export class SqliteIndex implements DocumentIndex {
     this.blockedFrom = options.blockedFrom;
     this.listCacheBytes = options.listCacheBytes;
     this.rankedFrom = options.rankedFrom;
+    this.lazyFrom = options.lazyFrom;
     this.readOnly = options.readOnly ?? false;
     if (options.file !== ':memory:' && !options.readOnly) mkdirSync(dirname(options.file), { recursive: true });
     // A reader never writes, not even the empty layout: before the first ingestion there is nothing
@@ -193,6 +197,7 @@ export class SqliteIndex implements DocumentIndex {
       blockedFrom: this.blockedFrom,
       cacheBytes: this.listCacheBytes,
       rankedFrom: this.rankedFrom,
+      lazyFrom: this.lazyFrom,
     });
     return this.scoreLists;
   }

@@ -67,7 +67,8 @@ export function blocksOf(list: PostingList, lengthNorm: Float64Array, maxSeq: nu
   const starts = new Uint32Array(blocks + 1);
   const bits = options.alwaysBits || list.seqs.length >= words ? new Int32Array(words) : null;
   const { seqs, frequencies } = list;
-  const scores = list.scores ?? (!options.noScores && seqs.length <= SCORED_LIST_MAX ? new Float64Array(seqs.length) : null);
+  // Scores of their own, never the list's array: a list and its block data leave their caches apart.
+  const scores = list.scores || (!options.noScores && seqs.length <= SCORED_LIST_MAX) ? new Float64Array(seqs.length) : null;
   const idf = list.idf ?? 0;
   let block = 0;
   for (let i = 0; i < seqs.length; i++) {
@@ -83,9 +84,8 @@ export function blocksOf(list: PostingList, lengthNorm: Float64Array, maxSeq: nu
   return { maxima, starts, bits, scores };
 }
 
-export function listBlocksBytes(blocks: ListBlocks, list?: PostingList): number {
-  const ownScores = !blocks.scores || blocks.scores === list?.scores ? 0 : blocks.scores.byteLength;
-  return blocks.maxima.byteLength + blocks.starts.byteLength + (blocks.bits?.byteLength ?? 0) + ownScores;
+export function listBlocksBytes(blocks: ListBlocks): number {
+  return blocks.maxima.byteLength + blocks.starts.byteLength + (blocks.bits?.byteLength ?? 0) + (blocks.scores?.byteLength ?? 0);
 }
 
 /** The postings of one block of a list: `seqs[from..to)`, with their frequencies or their scores. */

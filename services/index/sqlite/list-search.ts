@@ -51,9 +51,10 @@ export class ListSearcher {
   private readonly cache: LruCache<string, PostingList>;
   private readonly cacheBytes: number;
   /**
-   * The block data of lists that blocked queries read block by block (`lazyList`), by phrase: at a
-   * million documents about 220 KB a list against its 5 MB of postings, so the common words of a
-   * varied mix stay here while their postings are read only where a query visits.
+   * The block data of the lists blocked queries use, by phrase, apart from their postings: at a
+   * million documents about 220 KB a list against 5 MB of postings, so the common words of a
+   * varied mix keep theirs while postings come and go (a long list's are read only where a query
+   * visits, `lazyList`).
    */
   private readonly blockCache: LruCache<string, ListBlocks>;
   /** From this many documents of the rarest word on, a query takes the block-max path. */
@@ -271,14 +272,12 @@ export class ListSearcher {
    * when no list of an earlier call is in use any more.
    */
   private releaseRetired(): void {
-    for (const blocks of this.retiredBlocks) release([blocks.maxima, blocks.starts, blocks.bits]);
+    for (const blocks of this.retiredBlocks) release([blocks.maxima, blocks.starts, blocks.bits, blocks.scores]);
     this.retiredBlocks = [];
     for (const list of this.retired) {
-      const blocks = this.listBlocks.get(list);
-      this.listBlocks.delete(list);
       const ranked = this.listRanks.get(list);
       this.listRanks.delete(list);
-      release([list.seqs, list.frequencies, list.scores, blocks?.maxima, blocks?.starts, blocks?.bits, blocks?.scores, ranked?.bits, ranked?.ranks]);
+      release([list.seqs, list.frequencies, list.scores, ranked?.bits, ranked?.ranks]);
     }
     this.retired = [];
   }
@@ -329,7 +328,6 @@ export class ListSearcher {
   }
 
   private scratch: Parameters<typeof blockedTopK>[4] | null = null;
-  private readonly listBlocks = new WeakMap<PostingList, ListBlocks>();
 
   /**
    * The window [from, to) of the candidates in FTS5's exact order: the candidates that could rank
@@ -408,12 +406,13 @@ export class ListSearcher {
     const key = keyOf(phrase);
     const documents = this.lists.documentsOf(phrase.side, phrase.token);
     const cached = this.cache.get(key);
+    let blocks = this.blockCache.get(key);
     if (cached || documents === null || documents < this.lazyFrom) {
       const list = cached ?? this.listOf(phrase);
-      return residentList(list, this.blocksOf(phrase, list));
+      if (!blocks) this.blockCache.set(key, (blocks = blocksOf(list, this.lists.lengthNorm, this.lists.maxSeq)), listBlocksBytes(blocks));
+      return residentList(list, blocks);
     }
-    let blocks = this.blockCache.get(key);
-    if (!blocks) {
+    if (!blocks?.bits) {
       const list = this.lists.read(phrase.side, phrase.token)!;
       blocks = blocksOf(list, this.lists.lengthNorm, this.lists.maxSeq, { alwaysBits: true, noScores: true });
       this.retired.push(list);
@@ -433,17 +432,6 @@ export class ListSearcher {
       if (this.cache.peek(keyOf(phrase)) === list) this.cache.addCost(keyOf(phrase), rankedBitsBytes(ranked));
     }
     return ranked;
-  }
-
-  /** A list's block maxima and bit set, made on its first blocked query and kept while the list is cached. */
-  private blocksOf(phrase: Phrase, list: PostingList): ListBlocks {
-    let blocks = this.listBlocks.get(list);
-    if (!blocks) {
-      blocks = blocksOf(list, this.lists.lengthNorm, this.lists.maxSeq);
-      this.listBlocks.set(list, blocks);
-      if (this.cache.peek(keyOf(phrase)) === list) this.cache.addCost(keyOf(phrase), listBlocksBytes(blocks, list));
-    }
-    return blocks;
   }
 
   /** Which host codes are `host` or one of its subdomains (kept for the last few sources asked for). */
@@ -498,8 +486,8 @@ function phrasesOf(term: QueryTerm): Phrase[] {
 }
 
 const EMPTY_FREQUENCIES = new Uint16Array(0);
-/** Block data kept per reader for lists read block by block (about 220 KB a list at a million documents). */
-const BLOCK_CACHE_BYTES = 48 * 2 ** 20;
+/** Block data kept per reader (about 220 KB a long list at a million documents). */
+const BLOCK_CACHE_BYTES = 64 * 2 ** 20;
 /** Lists shorter than this (384 KB) are read whole for a blocked query: one read costs less than a read per visited block. */
 const LAZY_MIN_DOCUMENTS = 65_536;
 /** Blocks a query reads one by one from a list before it reads the whole list (two reads a block: about as much as a megabyte). */

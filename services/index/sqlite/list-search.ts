@@ -401,12 +401,19 @@ export class ListSearcher {
     return blockedTopK(blockedWords, filter, wanted, lengthNorm, this.scratch, rescore, NEAR_TIE);
   }
 
-  /** A phrase's list for a blocked query: whole when cached, short or unlisted; else its block data and its postings read block by block. */
+  /**
+   * A phrase's list for a blocked query: whole when cached, short or unlisted; else its block data
+   * (as written with the list, or made from it once) and its postings read block by block.
+   */
   private blockedList(phrase: Phrase): BlockedList {
     const key = keyOf(phrase);
     const documents = this.lists.documentsOf(phrase.side, phrase.token);
     const cached = this.cache.get(key);
     let blocks = this.blockCache.get(key);
+    if (!blocks) {
+      const stored = this.lists.readBlocks(phrase.side, phrase.token);
+      if (stored) this.blockCache.set(key, (blocks = stored), listBlocksBytes(stored));
+    }
     if (cached || documents === null || documents < this.lazyFrom) {
       const list = cached ?? this.listOf(phrase);
       if (!blocks) this.blockCache.set(key, (blocks = blocksOf(list, this.lists.lengthNorm, this.lists.maxSeq)), listBlocksBytes(blocks));

@@ -562,9 +562,11 @@ export class SqliteIndex implements DocumentIndex {
    * After bulk ingestion: merges FTS5 segments, so that queries read one b-tree per word, and
    * builds the head-term lists for the index as it now is.
    */
-  async optimize(options: { headTermMinMatches?: number; deepHeadMinMatches?: number; threads?: number } = {}): Promise<HeadTermsBuild & { scoreLists: ScoreListsBuild | null }> {
+  async optimize(
+    options: { headTermMinMatches?: number; deepHeadMinMatches?: number; threads?: number; blockDataFrom?: number } = {},
+  ): Promise<HeadTermsBuild & { scoreLists: ScoreListsBuild | null }> {
     this.db.exec(`INSERT INTO documents_fts(documents_fts) VALUES ('optimize')`);
-    const scoreLists = await this.buildScoreLists(options.threads);
+    const scoreLists = await this.buildScoreLists(options);
     const deepMinMatches = options.deepHeadMinMatches ?? DEEP_HEAD_MIN_MATCHES;
     const lists = this.freshScoreLists();
     const ranker = lists ? rankerOf(lists, deepMinMatches) : undefined;
@@ -584,12 +586,12 @@ export class SqliteIndex implements DocumentIndex {
    * no other writer slips in between the snapshot and the generation they are tagged with.
    * Null for an in-memory index, or when the index is not in the one-segment form they are read from.
    */
-  private async buildScoreLists(threads: number | undefined): Promise<ScoreListsBuild | null> {
+  private async buildScoreLists(options: { threads?: number; blockDataFrom?: number }): Promise<ScoreListsBuild | null> {
     if (this.file === ':memory:') return null;
     this.db.exec('BEGIN IMMEDIATE');
     try {
       const generation = String((this.statement(`SELECT value FROM meta WHERE key = 'generation'`).get() as { value: string }).value);
-      const built = await writeScoreLists(this.db, this.file, scoreListsFile(this.file), generation, { threads });
+      const built = await writeScoreLists(this.db, this.file, scoreListsFile(this.file), generation, options);
       this.statement(`INSERT OR REPLACE INTO meta (key, value) VALUES ('score_lists_generation', ?)`).run(generation);
       this.db.exec('COMMIT');
       return built;

@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { analyzeQuery } from '../../services/core/analysis/index.ts';
 import type { IndexQuery, IndexSearchResult } from '../../services/core/index-port.ts';
+import { blocksOf } from '../../services/index/sqlite/block-max.ts';
 import { indexOf, rankedBitsOf } from '../../services/index/sqlite/ranked-bits.ts';
+import { ScoreLists, scoreListsFile } from '../../services/index/sqlite/score-lists.ts';
 import { SqliteIndex } from '../../services/index/sqlite/sqlite-index.ts';
 import { makeDoc } from '../helpers/documents.ts';
 
@@ -96,13 +98,31 @@ describe('score lists against FTS5 on random collections', () => {
         expect(writer.lastPlan).toBe('fts5');
       }
       expect(expected.filter((answer) => answer.total > 0).length).toBeGreaterThan(60);
-      await writer.optimize({ headTermMinMatches: 100_000 }); // score lists for every listed word, no head lists
+      // Score lists for every listed word, no head lists; block data written with every list of 100
+      // documents or more (two threads: half of the lists come from the worker's part file).
+      await writer.optimize({ headTermMinMatches: 100_000, blockDataFrom: 100, threads: 2 });
+      const lists = ScoreLists.open(scoreListsFile(file))!;
+      let stored = 0;
+      for (const side of ['exact', 'base'] as const) {
+        for (const token of lists.tokensWithAtLeast(1)) {
+          const written = lists.readBlocks(side, token);
+          if (!written) continue;
+          stored++;
+          const made = blocksOf(lists.read(side, token)!, lists.lengthNorm, lists.maxSeq, { noScores: true });
+          expect(written, `${side}:${token}`).toEqual(made);
+        }
+      }
+      expect(stored).toBeGreaterThan(20);
+      lists.close();
       // Binary search only (ranks never), ranks wherever they apply, and block-max for every query.
       const readers = [
         new SqliteIndex({ file, readOnly: true, rankAllUpTo: Number.POSITIVE_INFINITY, blockedFrom: Number.POSITIVE_INFINITY, rankedFrom: Number.POSITIVE_INFINITY }),
         new SqliteIndex({ file, readOnly: true, rankAllUpTo: Number.POSITIVE_INFINITY, blockedFrom: Number.POSITIVE_INFINITY, rankedFrom: 0 }),
         new SqliteIndex({ file, readOnly: true, rankAllUpTo: Number.POSITIVE_INFINITY, blockedFrom: Number.POSITIVE_INFINITY, rankedFrom: 0, listCacheBytes: 64 }),
         new SqliteIndex({ file, readOnly: true, rankAllUpTo: Number.POSITIVE_INFINITY, blockedFrom: 0 }),
+        // Block-max with every list read block by block from the file (a million documents' common words), cached or not.
+        new SqliteIndex({ file, readOnly: true, rankAllUpTo: Number.POSITIVE_INFINITY, blockedFrom: 0, lazyFrom: 0, listCacheBytes: 64 }),
+        new SqliteIndex({ file, readOnly: true, rankAllUpTo: Number.POSITIVE_INFINITY, blockedFrom: 0, lazyFrom: 0 }),
       ];
       for (const [r, reader] of readers.entries()) {
         for (const [i, query] of queries.entries()) {

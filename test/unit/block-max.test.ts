@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bitSetWords, blockBitsFor, blockCount, blockedTopK, blocksOf, type BlockedWord } from '../../services/index/sqlite/block-max.ts';
+import { bitSetWords, blockBitsFor, blockCount, blockedTopK, blocksOf, residentList, type BlockedWord } from '../../services/index/sqlite/block-max.ts';
 import { FREQUENCY_SCALE, phraseScore, type PostingList } from '../../services/index/sqlite/score-lists.ts';
 
 // Block-max top-k must return exactly what scoring every match would (block-max.ts): checked here
@@ -73,7 +73,7 @@ describe('block-max top-k', () => {
       ];
       for (const { densities, filtered, wanted } of cases) {
         const words = densities.map((ofWord) => ofWord.map((density) => randomList(maxSeq, density, next)));
-        const blocked: BlockedWord[] = words.map((lists) => ({ lists, blocks: lists.map((list) => blocksOf(list, lengthNorm, maxSeq)) }));
+        const blocked: BlockedWord[] = words.map((lists) => lists.map((list) => residentList(list, blocksOf(list, lengthNorm, maxSeq))));
         const expected = plainTopK(words, filtered ? filter : null, wanted, lengthNorm, maxSeq);
         expect(expected.total).toBeGreaterThan(wanted);
         expect(blockedTopK(blocked, filtered ? filter : null, wanted, lengthNorm, scratch)).toEqual(expected);

@@ -54,16 +54,21 @@ export function blockCount(maxSeq: number): number {
   return (maxSeq >>> blockBitsFor(maxSeq)) + 1;
 }
 
-/** One pass over a list: its block maxima, block starts and (when long) its bit set. */
-export function blocksOf(list: PostingList, lengthNorm: Float64Array, maxSeq: number): ListBlocks {
+/**
+ * One pass over a list: its block maxima, block starts and (when long, or when `alwaysBits`) its
+ * bit set; its postings' scores when short (unless `noScores`: a list read block by block scores
+ * as it goes).
+ */
+export function blocksOf(list: PostingList, lengthNorm: Float64Array, maxSeq: number, options: { alwaysBits?: boolean; noScores?: boolean } = {}): ListBlocks {
   const blocks = blockCount(maxSeq);
   const blockBits = blockBitsFor(maxSeq);
   const words = bitSetWords(maxSeq);
   const maxima = new Float64Array(blocks);
   const starts = new Uint32Array(blocks + 1);
-  const bits = list.seqs.length >= words ? new Int32Array(words) : null;
+  const bits = options.alwaysBits || list.seqs.length >= words ? new Int32Array(words) : null;
   const { seqs, frequencies } = list;
-  const scores = list.scores ?? (seqs.length <= SCORED_LIST_MAX ? new Float64Array(seqs.length) : null);
+  // Scores of their own, never the list's array: a list and its block data leave their caches apart.
+  const scores = list.scores || (!options.noScores && seqs.length <= SCORED_LIST_MAX) ? new Float64Array(seqs.length) : null;
   const idf = list.idf ?? 0;
   let block = 0;
   for (let i = 0; i < seqs.length; i++) {
@@ -79,18 +84,49 @@ export function blocksOf(list: PostingList, lengthNorm: Float64Array, maxSeq: nu
   return { maxima, starts, bits, scores };
 }
 
-export function listBlocksBytes(blocks: ListBlocks, list: PostingList): number {
-  const ownScores = !blocks.scores || blocks.scores === list.scores ? 0 : blocks.scores.byteLength;
-  return blocks.maxima.byteLength + blocks.starts.byteLength + (blocks.bits?.byteLength ?? 0) + ownScores;
+export function listBlocksBytes(blocks: ListBlocks): number {
+  return blocks.maxima.byteLength + blocks.starts.byteLength + (blocks.bits?.byteLength ?? 0) + (blocks.scores?.byteLength ?? 0);
+}
+
+/** The postings of one block of a list: `seqs[from..to)`, with their frequencies or their scores. */
+export interface BlockPostings {
+  seqs: Uint32Array;
+  frequencies: Uint16Array | null;
+  scores: Float64Array | null;
+  from: number;
+  to: number;
+}
+
+/**
+ * A list as a blocked query reads it: its block data, and its postings block by block — from the
+ * whole list in memory (`residentList`), or read from the file as blocks are visited (a million
+ * documents' common words: a few dozen blocks' postings rather than megabytes per list).
+ */
+export interface BlockedList {
+  blocks: ListBlocks;
+  idf: number;
+  /** The whole list's row ids when in memory (a short list without a bit set is OR-ed from them). */
+  seqs: Uint32Array | null;
+  postings(block: number): BlockPostings;
+}
+
+/** A word of a blocked query: it matches where any of its lists does. */
+export type BlockedWord = BlockedList[];
+
+export function residentList(list: PostingList, blocks: ListBlocks): BlockedList {
+  const { seqs } = list;
+  const frequencies = list.frequencies ?? null;
+  const scores = blocks.scores;
+  return { blocks, idf: list.idf ?? 0, seqs, postings: (block) => ({ seqs, frequencies, scores, from: blocks.starts[block], to: blocks.starts[block + 1] }) };
 }
 
 /** The documents of a list added to a bit set. */
-export function orInto(target: Int32Array, list: PostingList, blocks: ListBlocks): void {
-  if (blocks.bits) {
-    const bits = blocks.bits;
+export function orInto(target: Int32Array, list: BlockedList): void {
+  const bits = list.blocks.bits;
+  if (bits) {
     for (let w = 0; w < target.length; w++) target[w] |= bits[w];
   } else {
-    for (const seq of list.seqs) target[seq >>> 5] |= 1 << (seq & 31);
+    for (const seq of list.seqs!) target[seq >>> 5] |= 1 << (seq & 31);
   }
 }
 
@@ -102,11 +138,6 @@ export function countBits(bits: Int32Array): number {
   let count = 0;
   for (let w = 0; w < bits.length; w++) if (bits[w] !== 0) count += bitCount(bits[w]);
   return count;
-}
-
-export interface BlockedWord {
-  lists: PostingList[];
-  blocks: ListBlocks[];
 }
 
 /** Whether row a ranks above row b: higher score, then lower row id (FTS5's ORDER BY rank, rowid). */
@@ -183,7 +214,7 @@ function blockOrder(matches: Int32Array, words: BlockedWord[], keys: Float64Arra
     for (let i = 0; i < wordsPerBlock && w + i < matches.length; i++) any |= matches[w + i];
     if (any === 0) continue;
     let bound = 0;
-    for (const word of words) for (const list of word.blocks) bound += list.maxima[b];
+    for (const word of words) for (const list of word) bound += list.blocks.maxima[b];
     key[0] = bound * BOUND_NUDGE;
     halves[0] = ((halves[0] >>> BLOCK_NUMBER_BITS) << BLOCK_NUMBER_BITS) | b; // little-endian: [0] holds the low mantissa bits
     keys[n++] = key[0];
@@ -221,7 +252,7 @@ export function blockedTopK(
   for (let k = 0; k < words.length; k++) {
     const target = k === 0 ? matches : wordBits;
     target.fill(0);
-    words[k].lists.forEach((list, i) => orInto(target, list, words[k].blocks[i]));
+    for (const list of words[k]) orInto(target, list);
     if (k > 0) andInto(matches, wordBits);
   }
   if (filter) andInto(matches, filter);
@@ -248,17 +279,13 @@ export function blockedTopK(
     // Every posting of the block is added, in list order: the sums of the matches come out as in
     // a walk of the lists, and a row that does not match is never read (no test per posting).
     for (const word of words) {
-      for (let i = 0; i < word.lists.length; i++) {
-        const list = word.lists[i];
-        const seqs = list.seqs;
-        const { starts, scores } = word.blocks[i];
-        const end = starts[block + 1];
+      for (const list of word) {
+        const { seqs, frequencies, scores, from, to } = list.postings(block);
         if (scores) {
-          for (let p = starts[block]; p < end; p++) score[seqs[p]] += scores[p];
+          for (let p = from; p < to; p++) score[seqs[p]] += scores[p];
         } else {
-          const frequencies = list.frequencies!;
-          const idf = list.idf ?? 0;
-          for (let p = starts[block]; p < end; p++) score[seqs[p]] += phraseScore(idf, frequencies[p], lengthNorm[seqs[p]]);
+          const idf = list.idf;
+          for (let p = from; p < to; p++) score[seqs[p]] += phraseScore(idf, frequencies![p], lengthNorm[seqs[p]]);
         }
       }
     }

@@ -2,9 +2,9 @@ import type { QueryTerm } from '../../core/analysis/index.ts';
 import type { IndexQuery } from '../../core/index-port.ts';
 import { LruCache } from '../../core/lru-cache.ts';
 import { hostSuffixes } from '../../core/urls.ts';
-import { better, bitSetWords, blockBitsFor, blockCount, blockedTopK, blocksOf, listBlocksBytes, type BlockedWord, type ListBlocks } from './block-max.ts';
+import { better, bitSetWords, blockBitsFor, blockCount, blockedTopK, blocksOf, listBlocksBytes, residentList, type BlockedList, type BlockPostings, type ListBlocks } from './block-max.ts';
 import { indexOf, rankedBitsBytes, rankedBitsOf, type RankedBits } from './ranked-bits.ts';
-import { ageKey, normalizeTopic, phraseScore, postingListBytes, type FacetKind, type PhraseSide, type PostingList, type ScoreLists } from './score-lists.ts';
+import { ageKey, inverseDocumentFrequency, normalizeTopic, phraseScore, postingListBytes, type FacetKind, type PhraseSide, type PostingList, type ScoreLists } from './score-lists.ts';
 
 // Ranks, filters and counts a query from the score lists (score-lists.ts). A query is an AND of
 // words, each matching its exact form or one of its base forms (fts-query.ts); bm25 is a sum over
@@ -50,16 +50,28 @@ export class ListSearcher {
   /** Lists by phrase, weighed by their bytes and their block data's. */
   private readonly cache: LruCache<string, PostingList>;
   private readonly cacheBytes: number;
+  /**
+   * The block data of the lists blocked queries use, by phrase, apart from their postings: at a
+   * million documents about 220 KB a list against 5 MB of postings, so the common words of a
+   * varied mix keep theirs while postings come and go (a long list's are read only where a query
+   * visits, `lazyList`).
+   */
+  private readonly blockCache: LruCache<string, ListBlocks>;
   /** From this many documents of the rarest word on, a query takes the block-max path. */
   private readonly blockedFrom: number;
   /** From this many documents on, a list is looked up through its bit set and ranks (ranked-bits.ts) rather than by binary search. */
   private readonly rankedFrom: number;
 
-  constructor(lists: ScoreLists, unlisted: UnlistedPhrase, options: { blockedFrom?: number; cacheBytes?: number; rankedFrom?: number } = {}) {
+  /** From this many documents on, a blocked query reads a list block by block from the file unless it is cached whole. */
+  private readonly lazyFrom: number;
+
+  constructor(lists: ScoreLists, unlisted: UnlistedPhrase, options: { blockedFrom?: number; cacheBytes?: number; rankedFrom?: number; blockCacheBytes?: number; lazyFrom?: number } = {}) {
     this.lists = lists;
     this.unlisted = unlisted;
     this.cacheBytes = options.cacheBytes ?? LIST_CACHE_BYTES;
     this.cache = new LruCache(this.cacheBytes, (list) => this.retired.push(list));
+    this.blockCache = new LruCache(options.blockCacheBytes ?? BLOCK_CACHE_BYTES, (blocks) => this.retiredBlocks.push(blocks));
+    this.lazyFrom = options.lazyFrom ?? LAZY_MIN_DOCUMENTS;
     const size = lists.maxSeq + 1;
     this.mark = new Uint8Array(size);
     this.score = new Float64Array(size);
@@ -91,7 +103,7 @@ export class ListSearcher {
     let total: number;
     if (firstWord >= this.blockedFrom && (!facet || facet.size >= this.blockedFrom) && wanted <= BLOCKED_MAX_WANTED) {
       // Many matches for a page near the top: block-max top-k, the total from bit sets.
-      const page = this.blocked(words, passes ? this.filterBits(query, passes, facet) : null, wanted, rescore);
+      const page = this.blocked(words, inQueryOrder, passes ? this.filterBits(query, passes, facet) : null, wanted);
       seqs = page.best.slice(query.offset);
       total = page.total;
     } else {
@@ -120,8 +132,8 @@ export class ListSearcher {
   exactMatches(terms: QueryTerm[], seqs: number[]): Set<number> | null {
     this.releaseRetired();
     if (!terms.every((term) => SINGLE_TOKEN.test(term.exact))) return null;
-    const exactLists = terms.map((term) => this.listOf(phrasesOf(term)[0]).seqs);
-    return new Set(seqs.filter((seq) => exactLists.every((list) => search(list, seq) >= 0)));
+    const inExact = terms.map((term) => this.membershipOf(phrasesOf(term)[0]));
+    return new Set(seqs.filter((seq) => inExact.every((contains) => contains(seq))));
   }
 
   /** At most how many documents a query word matches (the sum of its phrases' documents). */
@@ -241,8 +253,17 @@ export class ListSearcher {
     return list;
   }
 
+  /** Whether a phrase's list holds a row id: by its bit set when its block data is at hand, else by binary search in the list. */
+  private membershipOf(phrase: Phrase): (seq: number) => boolean {
+    const bits = this.cache.peek(keyOf(phrase)) ? null : this.blockCache.peek(keyOf(phrase))?.bits;
+    if (bits) return (seq) => (bits[seq >>> 5] & (1 << (seq & 31))) !== 0;
+    const list = this.listOf(phrase).seqs;
+    return (seq) => search(list, seq) >= 0;
+  }
+
   /** Lists dropped from the cache, or too long to keep, during the current call. */
   private retired: PostingList[] = [];
+  private retiredBlocks: ListBlocks[] = [];
 
   /**
    * Gives the memory of dropped lists (and their block data) back at once, rather than leaving it
@@ -251,15 +272,12 @@ export class ListSearcher {
    * when no list of an earlier call is in use any more.
    */
   private releaseRetired(): void {
+    for (const blocks of this.retiredBlocks) release([blocks.maxima, blocks.starts, blocks.bits, blocks.scores]);
+    this.retiredBlocks = [];
     for (const list of this.retired) {
-      const blocks = this.listBlocks.get(list);
-      this.listBlocks.delete(list);
       const ranked = this.listRanks.get(list);
       this.listRanks.delete(list);
-      for (const array of [list.seqs, list.frequencies, list.scores, blocks?.maxima, blocks?.starts, blocks?.bits, blocks?.scores, ranked?.bits, ranked?.ranks]) {
-        const buffer = array?.buffer as ArrayBuffer | undefined;
-        if (buffer && !buffer.detached) buffer.transfer(0);
-      }
+      release([list.seqs, list.frequencies, list.scores, ranked?.bits, ranked?.ranks]);
     }
     this.retired = [];
   }
@@ -310,7 +328,6 @@ export class ListSearcher {
   }
 
   private scratch: Parameters<typeof blockedTopK>[4] | null = null;
-  private readonly listBlocks = new WeakMap<PostingList, ListBlocks>();
 
   /**
    * The window [from, to) of the candidates in FTS5's exact order: the candidates that could rank
@@ -342,7 +359,11 @@ export class ListSearcher {
     }
   }
 
-  private blocked(words: Phrase[][], filter: Int32Array | null, wanted: number, rescore: ((seqs: number[]) => void) | null) {
+  /**
+   * The page by block-max top-k. Scores are summed rarest word first; when that is not the query's
+   * order, the near-ties at the page's edge are scored again in FTS5's order from the same blocks.
+   */
+  private blocked(words: Phrase[][], inQueryOrder: Phrase[][], filter: Int32Array | null, wanted: number) {
     const { maxSeq, lengthNorm } = this.lists;
     this.scratch ??= {
       score: this.score,
@@ -351,11 +372,60 @@ export class ListSearcher {
       keys: new Float64Array(blockCount(maxSeq)),
       blockBits: blockBitsFor(maxSeq),
     };
-    const blockedWords: BlockedWord[] = words.map((phrases) => {
-      const lists = phrases.map((phrase) => this.listOf(phrase));
-      return { lists, blocks: lists.map((list, i) => this.blocksOf(phrases[i], list)) };
-    });
+    const byKey = new Map<string, BlockedList>();
+    const blockedList = (phrase: Phrase) => {
+      const key = keyOf(phrase);
+      let list = byKey.get(key);
+      if (!list) byKey.set(key, (list = this.blockedList(phrase)));
+      return list;
+    };
+    const blockedWords = words.map((phrases) => phrases.map(blockedList));
+    const reordered = words.some((word, i) => word !== inQueryOrder[i]);
+    const { blockBits } = this.scratch;
+    const rescore = reordered
+      ? (seqs: number[]) => {
+          const lists = inQueryOrder.flatMap((phrases) => phrases.map(blockedList));
+          for (const seq of seqs) {
+            let sum = 0;
+            for (const list of lists) {
+              const bits = list.blocks.bits;
+              if (bits && (bits[seq >>> 5] & (1 << (seq & 31))) === 0) continue;
+              const { seqs: at, frequencies, scores, from, to } = list.postings(seq >>> blockBits);
+              const i = searchRange(at, from, to, seq);
+              if (i >= 0) sum += scores ? scores[i] : phraseScore(list.idf, frequencies![i], lengthNorm[seq]);
+            }
+            this.score[seq] = sum;
+          }
+        }
+      : null;
     return blockedTopK(blockedWords, filter, wanted, lengthNorm, this.scratch, rescore, NEAR_TIE);
+  }
+
+  /**
+   * A phrase's list for a blocked query: whole when cached, short or unlisted; else its block data
+   * (as written with the list, or made from it once) and its postings read block by block.
+   */
+  private blockedList(phrase: Phrase): BlockedList {
+    const key = keyOf(phrase);
+    const documents = this.lists.documentsOf(phrase.side, phrase.token);
+    const cached = this.cache.get(key);
+    let blocks = this.blockCache.get(key);
+    if (!blocks) {
+      const stored = this.lists.readBlocks(phrase.side, phrase.token);
+      if (stored) this.blockCache.set(key, (blocks = stored), listBlocksBytes(stored));
+    }
+    if (cached || documents === null || documents < this.lazyFrom) {
+      const list = cached ?? this.listOf(phrase);
+      if (!blocks) this.blockCache.set(key, (blocks = blocksOf(list, this.lists.lengthNorm, this.lists.maxSeq)), listBlocksBytes(blocks));
+      return residentList(list, blocks);
+    }
+    if (!blocks?.bits) {
+      const list = this.lists.read(phrase.side, phrase.token)!;
+      blocks = blocksOf(list, this.lists.lengthNorm, this.lists.maxSeq, { alwaysBits: true, noScores: true });
+      this.retired.push(list);
+      this.blockCache.set(key, blocks, listBlocksBytes(blocks));
+    }
+    return lazyList(this.lists, phrase, blocks, () => this.listOf(phrase));
   }
 
   private readonly listRanks = new WeakMap<PostingList, RankedBits>();
@@ -369,17 +439,6 @@ export class ListSearcher {
       if (this.cache.peek(keyOf(phrase)) === list) this.cache.addCost(keyOf(phrase), rankedBitsBytes(ranked));
     }
     return ranked;
-  }
-
-  /** A list's block maxima and bit set, made on its first blocked query and kept while the list is cached. */
-  private blocksOf(phrase: Phrase, list: PostingList): ListBlocks {
-    let blocks = this.listBlocks.get(list);
-    if (!blocks) {
-      blocks = blocksOf(list, this.lists.lengthNorm, this.lists.maxSeq);
-      this.listBlocks.set(list, blocks);
-      if (this.cache.peek(keyOf(phrase)) === list) this.cache.addCost(keyOf(phrase), listBlocksBytes(blocks, list));
-    }
-    return blocks;
   }
 
   /** Which host codes are `host` or one of its subdomains (kept for the last few sources asked for). */
@@ -417,6 +476,14 @@ export class ListSearcher {
   }
 }
 
+/** Gives typed arrays' memory back now (their buffers become empty). */
+function release(arrays: ({ buffer: ArrayBufferLike } | null | undefined)[]): void {
+  for (const array of arrays) {
+    const buffer = array?.buffer as ArrayBuffer | undefined;
+    if (buffer && !buffer.detached) buffer.transfer(0);
+  }
+}
+
 function keyOf(phrase: Phrase): string {
   return `${phrase.side}:${phrase.token}`;
 }
@@ -426,6 +493,44 @@ function phrasesOf(term: QueryTerm): Phrase[] {
 }
 
 const EMPTY_FREQUENCIES = new Uint16Array(0);
+/** Block data kept per reader (about 220 KB a long list at a million documents). */
+const BLOCK_CACHE_BYTES = 64 * 2 ** 20;
+/** Lists shorter than this (384 KB) are read whole for a blocked query: one read costs less than a read per visited block. */
+const LAZY_MIN_DOCUMENTS = 65_536;
+/** Blocks a query reads one by one from a list before it reads the whole list (two reads a block: about as much as a megabyte). */
+const LAZY_MAX_BLOCKS = 256;
+const NO_POSTINGS: BlockPostings = { seqs: new Uint32Array(0), frequencies: EMPTY_FREQUENCIES, scores: null, from: 0, to: 0 };
+
+/**
+ * A long list read from the file block by block as a query visits them, each block once per query;
+ * past LAZY_MAX_BLOCKS blocks or an eighth of them (a query of stop words visits thousands) the whole list is read
+ * once through `whole` instead, which keeps it in the list cache.
+ */
+function lazyList(lists: ScoreLists, phrase: Phrase, blocks: ListBlocks, whole: () => PostingList): BlockedList {
+  const read = new Map<number, BlockPostings>();
+  const idf = inverseDocumentFrequency(lists.rows, lists.documentsOf(phrase.side, phrase.token)!);
+  let list: PostingList | null = null;
+  const maxBlocks = Math.min(LAZY_MAX_BLOCKS, blocks.starts.length >>> 3);
+  return {
+    blocks,
+    idf,
+    seqs: null,
+    postings(block) {
+      const from = blocks.starts[block];
+      const to = blocks.starts[block + 1];
+      if (list || read.size >= maxBlocks) {
+        list ??= whole();
+        return { seqs: list.seqs, frequencies: list.frequencies!, scores: null, from, to };
+      }
+      let postings = read.get(block);
+      if (!postings) {
+        postings = from === to ? NO_POSTINGS : { ...lists.readRange(phrase.side, phrase.token, from, to), scores: null, from: 0, to: to - from };
+        read.set(block, postings);
+      }
+      return postings;
+    },
+  };
+}
 const BLOCKED_MIN_DOCUMENTS = 4096;
 /** Deeper pages are selected from all matches: block bounds prune little when thousands of rows must be kept. */
 const BLOCKED_MAX_WANTED = 2048;
@@ -471,8 +576,13 @@ function mergeAscending(parts: Uint32Array[]): Uint32Array {
 
 /** Index of `value` in the ascending `seqs`, or -1. */
 function search(seqs: Uint32Array, value: number): number {
-  let low = 0;
-  let high = seqs.length - 1;
+  return searchRange(seqs, 0, seqs.length, value);
+}
+
+/** The index of `value` in `seqs[from..to)` (ascending), or -1. */
+function searchRange(seqs: Uint32Array, from: number, to: number, value: number): number {
+  let low = from;
+  let high = to - 1;
   while (low <= high) {
     const middle = (low + high) >>> 1;
     const at = seqs[middle];

@@ -6,11 +6,11 @@ import { DatabaseSync } from 'node:sqlite';
 import { parentPort, workerData } from 'node:worker_threads';
 import { FileWriter, writeListPostings, type ListsPartJob } from './score-lists.ts';
 
-const { indexFile, partFile, minDocuments, range } = workerData as ListsPartJob;
+const { indexFile, partFile, minDocuments, range, blockData } = workerData as ListsPartJob;
 const db = new DatabaseSync(indexFile, { readOnly: true });
 const fd = openSync(partFile, 'w');
 try {
-  parentPort!.postMessage(writeListPostings(db, new FileWriter(fd), minDocuments, range));
+  parentPort!.postMessage(writeListPostings(db, new FileWriter(fd), minDocuments, range, blockData));
 } finally {
   closeSync(fd);
   db.close();

@@ -3,6 +3,7 @@ import { availableParallelism } from 'node:os';
 import type { DatabaseSync } from 'node:sqlite';
 import { Worker } from 'node:worker_threads';
 import { FTS_COLUMNS, leafPages, readAverages, readRowSizes, readTermPostings, type PageRange } from './fts5-postings.ts';
+import { bitSetWords, blockCount, blocksOf, type ListBlocks } from './block-max.ts';
 import { RANK_WEIGHTS } from './schema.ts';
 import { siblingUrl } from './sibling.ts';
 
@@ -12,15 +13,18 @@ import { siblingUrl } from './sibling.ts';
 // With each document's length, that is all bm25 needs, so list-search.ts ranks, filters and counts
 // any query from these lists with FTS5's own formula (same order, exact totals) without FTS5
 // scoring every match one by one. Words in fewer documents than `minDocuments` have no list: FTS5
-// scores them fast. Built after 'optimize' from the index's leaves (fts5-postings.ts), valid for
+// scores them fast (unless the token is frequent in the other columns: then the phrase is listed). Built after 'optimize' from the index's leaves (fts5-postings.ts), valid for
 // the generation of the index it was built from (the same rule as head-terms.ts).
 //
 // File layout: the postings of each list (row ids as uint32, then weighted frequencies × 100 as
-// uint16), then per-document arrays (length, type, host, topic, news, age), then a JSON footer,
-// its length (uint32) and the magic bytes.
+// uint16) — for a list of at least `blockDataFrom` documents followed, 8-aligned, by its block
+// data for block-max (block-max.ts: each block's highest score as float64, each block's first
+// posting as uint32, and for a long list its bit set), so that a reader never computes it — then
+// per-document arrays (length, type, host, topic, news, age), then a JSON footer, its length
+// (uint32) and the magic bytes.
 
 const MAGIC = 'FUNDUSL1';
-const FORMAT_VERSION = 2;
+const FORMAT_VERSION = 3;
 /**
  * Weighted frequencies are stored × 100: every column weight × 100 is a whole number (schema.ts,
  * down to 0.01). A body word counts 100, a title word 1000, so a list saturates (65535) only past
@@ -39,6 +43,8 @@ interface Footer {
   avgdl: number;
   maxSeq: number;
   minDocuments: number;
+  /** Lists of at least this many documents carry their block data. */
+  blockDataFrom: number;
   types: string[];
   hosts: string[];
   topics: string[];
@@ -58,6 +64,10 @@ const DOC_ARRAYS: Record<DocArrayName, Uint8ArrayConstructor | Uint16ArrayConstr
   news: Uint8Array,
   age: Uint32Array,
 };
+
+function align8(offset: number): number {
+  return offset % 8 ? offset + 8 - (offset % 8) : offset;
+}
 
 export function scoreListsFile(indexFile: string): string {
   return `${indexFile.replace(/\.sqlite$/, '')}.lists`;
@@ -99,7 +109,7 @@ export class FileWriter {
   }
 }
 
-function bytesOf(array: Uint8Array | Uint16Array | Uint32Array): Uint8Array {
+function bytesOf(array: Uint8Array | Uint16Array | Uint32Array | Int32Array | Float64Array): Uint8Array {
   return new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
 }
 
@@ -124,6 +134,27 @@ export interface ListsPartJob {
   partFile: string;
   minDocuments: number;
   range: PageRange;
+  blockData: BlockDataJob;
+}
+
+/** What the block data of the long lists is computed from: bm25's statistics, as a reader derives them (`ScoreLists`). */
+export interface BlockDataJob {
+  from: number;
+  rows: number;
+  maxSeq: number;
+  /** Each row's length norm (see `lengthNormsOf`), in a SharedArrayBuffer for the worker. */
+  lengthNorm: Float64Array;
+}
+
+/** k1·(1 − b + b·length/avgdl) of every row: what a reader computes, by the same operations, so that scores come out identical. */
+export function lengthNormsOf(tokens: Uint32Array, avgdl: number, into: Float64Array<ArrayBufferLike> = new Float64Array(tokens.length)): Float64Array<ArrayBufferLike> {
+  for (let i = 0; i < tokens.length; i++) into[i] = K1 * (1 - B + (B * tokens[i]) / avgdl);
+  return into;
+}
+
+/** Lists of at least this many documents get their block data written with them: those a blocked query may read (list-search.ts's default threshold). */
+export function blockDataMinDocuments(maxSeq: number): number {
+  return Math.max(4096, Math.round((maxSeq + 1) / 64));
 }
 
 /** Below this many leaf pages (about 16 MB of index) one thread writes all lists: a worker's start would cost more. */
@@ -133,7 +164,7 @@ const PARALLEL_MIN_PAGES = 4096;
  * Writes the postings of every listed word whose terms start in `range` to `out`, each list as
  * row ids (uint32) then weighted frequencies × 100 (uint16, padded to an even count).
  */
-export function writeListPostings(db: DatabaseSync, out: FileWriter, minDocuments: number, range?: PageRange): ListsPart {
+export function writeListPostings(db: DatabaseSync, out: FileWriter, minDocuments: number, range: PageRange | undefined, blockData: BlockDataJob): ListsPart {
   const lists: ListEntries = { exact: [], base: [] };
   let postings = 0;
   const weights = RANK_WEIGHTS.map((weight) => weight * FREQUENCY_SCALE);
@@ -147,7 +178,10 @@ export function writeListPostings(db: DatabaseSync, out: FileWriter, minDocument
       for (const [side, title, body] of sides) {
         let documents = 0;
         for (let i = 0; i < rowids.length; i++) if (counts[i * FTS_COLUMNS + title] || counts[i * FTS_COLUMNS + body]) documents++;
-        if (documents < minDocuments) continue;
+        // A phrase that is rare on its side but whose token FTS5 stores for many documents (a base
+        // form like "eine", which is only ever an exact form) is listed too, however short: FTS5
+        // would read the token's whole doclist to find its few matches (70 ms at a million documents).
+        if (documents < minDocuments && rowids.length < minDocuments) continue;
         const seqs = new Uint32Array(documents);
         const frequencies = new Uint16Array(documents + (documents % 2));
         let k = 0;
@@ -161,6 +195,15 @@ export function writeListPostings(db: DatabaseSync, out: FileWriter, minDocument
         lists[side].push([token, out.offset, documents]);
         out.write(bytesOf(seqs));
         out.write(bytesOf(frequencies));
+        if (documents >= blockData.from) {
+          const list = { seqs, frequencies, idf: inverseDocumentFrequency(blockData.rows, documents) };
+          const blocks = blocksOf(list, blockData.lengthNorm, blockData.maxSeq, { noScores: true });
+          out.align();
+          out.write(bytesOf(blocks.maxima));
+          out.write(bytesOf(blocks.starts));
+          if (blocks.bits) out.write(bytesOf(blocks.bits));
+          out.align();
+        }
         postings += documents;
       }
     },
@@ -206,7 +249,7 @@ export async function writeScoreLists(
   indexFile: string,
   file: string,
   generation: string,
-  options: { threads?: number } = {},
+  options: { threads?: number; blockDataFrom?: number } = {},
 ): Promise<ScoreListsBuild> {
   const started = performance.now();
   const averages = readAverages(db);
@@ -219,15 +262,22 @@ export async function writeScoreLists(
   const pages = leafPages(db);
   const threads = options.threads ?? (pages >= PARALLEL_MIN_PAGES ? availableParallelism() : 1);
   const split = threads > 1 && pages > 1 ? Math.ceil(pages / 2) + 1 : Number.POSITIVE_INFINITY;
-  const other = Number.isFinite(split) ? writePartOnWorker({ indexFile, partFile, minDocuments, range: { fromPage: split, toPage: Number.POSITIVE_INFINITY } }) : null;
+  const tokens = new Uint32Array(maxSeq + 1);
+  for (const { rowid, tokens: size } of readRowSizes(db)) if (rowid <= maxSeq) tokens[rowid] = size;
+  const avgdl = rows ? totalTokens / rows : 0;
+  const blockData: BlockDataJob = { from: options.blockDataFrom ?? blockDataMinDocuments(maxSeq), rows, maxSeq, lengthNorm: lengthNormsOf(tokens, avgdl, new Float64Array(new SharedArrayBuffer(8 * (maxSeq + 1)))) };
+  const other = Number.isFinite(split)
+    ? writePartOnWorker({ indexFile, partFile, minDocuments, range: { fromPage: split, toPage: Number.POSITIVE_INFINITY }, blockData })
+    : null;
   const fd = openSync(temporary, 'w');
   const out = new FileWriter(fd);
   let lists: ListEntries = { exact: [], base: [] };
   let postings = 0;
   try {
-    ({ lists, postings } = writeListPostings(db, out, minDocuments, { fromPage: 1, toPage: split }));
+    ({ lists, postings } = writeListPostings(db, out, minDocuments, { fromPage: 1, toPage: split }, blockData));
     if (other) {
       const part = await other.done;
+      out.align(); // the part's arrays are aligned within it
       const shift = out.offset;
       appendFile(out, partFile);
       for (const side of ['exact', 'base'] as const) for (const [token, offset, documents] of part.lists[side]) lists[side].push([token, offset + shift, documents]);
@@ -236,7 +286,7 @@ export async function writeScoreLists(
     out.align();
 
     const docs = Object.fromEntries(Object.entries(DOC_ARRAYS).map(([name, Type]) => [name, new Type(maxSeq + 1)])) as Record<DocArrayName, Uint32Array>;
-    for (const { rowid, tokens } of readRowSizes(db)) if (rowid <= maxSeq) docs.tokens[rowid] = tokens;
+    docs.tokens.set(tokens);
     const codes = { types: new Map<string, number>(), hosts: new Map<string, number>(), topics: new Map<string, number>([['', 0]]) };
     const codeOf = (map: Map<string, number>, value: string) => map.get(value) ?? map.set(value, map.size).get(value)!;
     let agesComparable = true;
@@ -260,9 +310,10 @@ export async function writeScoreLists(
       version: FORMAT_VERSION,
       generation,
       rows,
-      avgdl: rows ? totalTokens / rows : 0,
+      avgdl,
       maxSeq,
       minDocuments,
+      blockDataFrom: blockData.from,
       types: [...codes.types.keys()],
       hosts: [...codes.hosts.keys()],
       topics: [...codes.topics.keys()],
@@ -341,6 +392,7 @@ export class ScoreLists {
   /** k1·(1 − b + b·length/avgdl) of every document: the part of bm25's denominator that is the document's. */
   readonly lengthNorm: Float64Array;
   private readonly docTokens: Uint32Array;
+  private readonly blockDataFrom: number;
   private readonly entries: Record<PhraseSide, Map<string, { offset: number; documents: number }>>;
   private readonly fd: number;
 
@@ -361,9 +413,9 @@ export class ScoreLists {
     this.docAge = arrays.age as Uint32Array;
     const tokens = arrays.tokens as Uint32Array;
     this.docTokens = tokens;
-    this.lengthNorm = new Float64Array(tokens.length);
     // The same operations as fts5_aux.c, so that scores come out identical.
-    for (let i = 0; i < tokens.length; i++) this.lengthNorm[i] = K1 * (1 - B + (B * tokens[i]) / footer.avgdl);
+    this.lengthNorm = lengthNormsOf(tokens, footer.avgdl);
+    this.blockDataFrom = footer.blockDataFrom ?? Number.POSITIVE_INFINITY;
     this.entries = {
       exact: new Map(footer.lists.exact.map(([token, offset, documents]) => [token, { offset, documents }])),
       base: new Map(footer.lists.base.map(([token, offset, documents]) => [token, { offset, documents }])),
@@ -386,7 +438,8 @@ export class ScoreLists {
       const json = Buffer.alloc(length);
       readSync(fd, json, 0, length, size - 12 - length);
       const footer = JSON.parse(json.toString('utf8')) as Footer;
-      if (footer.version !== FORMAT_VERSION) throw new Error(`format ${footer.version}`);
+      // Format 2 lacks only the block data (a reader then makes it from the lists).
+      if (footer.version !== FORMAT_VERSION && footer.version !== 2) throw new Error(`format ${footer.version}`);
       const arrays = {} as Record<DocArrayName, Uint8Array | Uint16Array | Uint32Array>;
       for (const [name, Type] of Object.entries(DOC_ARRAYS) as [DocArrayName, typeof Uint8Array][]) {
         const array = new Type(footer.maxSeq + 1);
@@ -425,7 +478,7 @@ export class ScoreLists {
     return [...tokens];
   }
 
-  /** Documents of a listed phrase, or null when the word has no list (fewer than minDocuments). */
+  /** Documents of a listed phrase, or null when the word has no list (fewer than minDocuments, and its token too). */
   documentsOf(side: PhraseSide, token: string): number | null {
     return this.entries[side].get(token)?.documents ?? null;
   }
@@ -436,8 +489,38 @@ export class ScoreLists {
     if (!entry) return null;
     const n = entry.documents;
     const buffer = new ArrayBuffer(4 * n + 2 * (n + (n % 2)));
-    readSync(this.fd, new Uint8Array(buffer), 0, buffer.byteLength, entry.offset);
+    if (n > 0) readSync(this.fd, new Uint8Array(buffer), 0, buffer.byteLength, entry.offset);
     return { seqs: new Uint32Array(buffer, 0, n), frequencies: new Uint16Array(buffer, 4 * n, n), idf: inverseDocumentFrequency(this.rows, n) };
+  }
+
+  /** A list's block data as written with it (lists of at least `blockDataFrom` documents), or null. */
+  readBlocks(side: PhraseSide, token: string): ListBlocks | null {
+    const entry = this.entries[side].get(token);
+    if (!entry || entry.documents < this.blockDataFrom) return null;
+    const n = entry.documents;
+    const blocks = blockCount(this.maxSeq);
+    const words = bitSetWords(this.maxSeq);
+    const at = align8(entry.offset + 4 * n + 2 * (n + (n % 2)));
+    const buffer = new ArrayBuffer(8 * blocks + 4 * (blocks + 1) + (n >= words ? 4 * words : 0));
+    readSync(this.fd, new Uint8Array(buffer), 0, buffer.byteLength, at);
+    return {
+      maxima: new Float64Array(buffer, 0, blocks),
+      starts: new Uint32Array(buffer, 8 * blocks, blocks + 1),
+      bits: n >= words ? new Int32Array(buffer, 8 * blocks + 4 * (blocks + 1), words) : null,
+      scores: null,
+    };
+  }
+
+  /** Postings `from`..`to` of a list (row ids and weighted frequencies), read from the file alone. */
+  readRange(side: PhraseSide, token: string, from: number, to: number): { seqs: Uint32Array; frequencies: Uint16Array } {
+    const entry = this.entries[side].get(token)!;
+    const n = to - from;
+    const buffer = new ArrayBuffer(6 * n);
+    const seqs = new Uint32Array(buffer, 0, n);
+    const frequencies = new Uint16Array(buffer, 4 * n, n);
+    readSync(this.fd, new Uint8Array(buffer, 0, 4 * n), 0, 4 * n, entry.offset + 4 * from);
+    readSync(this.fd, new Uint8Array(buffer, 4 * n, 2 * n), 0, 2 * n, entry.offset + 4 * entry.documents + 2 * from);
+    return { seqs, frequencies };
   }
 
   close(): void {

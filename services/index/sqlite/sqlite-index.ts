@@ -30,6 +30,8 @@ export interface SqliteIndexOptions {
   listCacheBytes?: number;
   /** From how many documents a list is looked up through its bit set and ranks (default: list-search.ts; tests lower it). */
   rankedFrom?: number;
+  /** From how many documents a blocked query reads a list block by block from the file (default: list-search.ts; tests lower it). */
+  lazyFrom?: number;
 }
 
 /** A reader opened before the index can be read: nothing ingested yet, or a writer holds the lock. */
@@ -69,6 +71,7 @@ export class SqliteIndex implements DocumentIndex {
   private readonly blockedFrom: number | undefined;
   private readonly listCacheBytes: number | undefined;
   private readonly rankedFrom: number | undefined;
+  private readonly lazyFrom: number | undefined;
   private readonly readOnly: boolean;
   private readonly db: DatabaseSync;
   private readonly statements = new Map<string, StatementSync>();
@@ -79,6 +82,7 @@ export class SqliteIndex implements DocumentIndex {
     this.blockedFrom = options.blockedFrom;
     this.listCacheBytes = options.listCacheBytes;
     this.rankedFrom = options.rankedFrom;
+    this.lazyFrom = options.lazyFrom;
     this.readOnly = options.readOnly ?? false;
     if (options.file !== ':memory:' && !options.readOnly) mkdirSync(dirname(options.file), { recursive: true });
     // A reader never writes, not even the empty layout: before the first ingestion there is nothing
@@ -193,6 +197,7 @@ export class SqliteIndex implements DocumentIndex {
       blockedFrom: this.blockedFrom,
       cacheBytes: this.listCacheBytes,
       rankedFrom: this.rankedFrom,
+      lazyFrom: this.lazyFrom,
     });
     return this.scoreLists;
   }
@@ -557,9 +562,11 @@ export class SqliteIndex implements DocumentIndex {
    * After bulk ingestion: merges FTS5 segments, so that queries read one b-tree per word, and
    * builds the head-term lists for the index as it now is.
    */
-  async optimize(options: { headTermMinMatches?: number; deepHeadMinMatches?: number; threads?: number } = {}): Promise<HeadTermsBuild & { scoreLists: ScoreListsBuild | null }> {
+  async optimize(
+    options: { headTermMinMatches?: number; deepHeadMinMatches?: number; threads?: number; blockDataFrom?: number } = {},
+  ): Promise<HeadTermsBuild & { scoreLists: ScoreListsBuild | null }> {
     this.db.exec(`INSERT INTO documents_fts(documents_fts) VALUES ('optimize')`);
-    const scoreLists = await this.buildScoreLists(options.threads);
+    const scoreLists = await this.buildScoreLists(options);
     const deepMinMatches = options.deepHeadMinMatches ?? DEEP_HEAD_MIN_MATCHES;
     const lists = this.freshScoreLists();
     const ranker = lists ? rankerOf(lists, deepMinMatches) : undefined;
@@ -579,12 +586,12 @@ export class SqliteIndex implements DocumentIndex {
    * no other writer slips in between the snapshot and the generation they are tagged with.
    * Null for an in-memory index, or when the index is not in the one-segment form they are read from.
    */
-  private async buildScoreLists(threads: number | undefined): Promise<ScoreListsBuild | null> {
+  private async buildScoreLists(options: { threads?: number; blockDataFrom?: number }): Promise<ScoreListsBuild | null> {
     if (this.file === ':memory:') return null;
     this.db.exec('BEGIN IMMEDIATE');
     try {
       const generation = String((this.statement(`SELECT value FROM meta WHERE key = 'generation'`).get() as { value: string }).value);
-      const built = await writeScoreLists(this.db, this.file, scoreListsFile(this.file), generation, { threads });
+      const built = await writeScoreLists(this.db, this.file, scoreListsFile(this.file), generation, options);
       this.statement(`INSERT OR REPLACE INTO meta (key, value) VALUES ('score_lists_generation', ?)`).run(generation);
       this.db.exec('COMMIT');
       return built;

@@ -3,7 +3,9 @@ import type { DatabaseSync } from 'node:sqlite';
 // Version of the on-disk layout; a file written by another version is refused with a clear message.
 // 3: rank weights below, and the German analysis's new compound parts (hunspell-filled lexicon).
 // 4: compound parts in the base columns once per text, and the text of link lists below a page's heading.
-export const SQLITE_SCHEMA_VERSION = '4';
+// 5: base forms keep -ung/-heit/-keit (snowball-german.ts CHANGE 3); exact forms as written
+//    (lower case only: ß, umlauts and hyphenated spellings are word forms, analysis/index.ts).
+export const SQLITE_SCHEMA_VERSION = '5';
 
 // Column weights of bm25 over (title_exact, body_exact, title_base, body_base, facets): a word in
 // the title counts ten times a word in the body. The base columns carry the ranking, so every form

@@ -263,6 +263,14 @@ describe('analyzeQuery', () => {
     }
   });
 
+  it('answers a repeated word alike, with copies the caller may change', () => {
+    const first = analyzeQuery('Zentren');
+    first[0].bases.push('junk');
+    const again = analyzeQuery('Zentren');
+    expect(again[0].bases).not.toContain('junk');
+    expect(again[0].bases).toContain(analyzeWord('Zentrum').bases[0]);
+  });
+
   it('gives one term for a repeated word', () => {
     expect(analyzeQuery('Haus haus HAUS').length).toBe(1);
   });

@@ -135,6 +135,20 @@ function queryWords(segments: readonly Segment[]): string[] {
  * form of the same word, so it can only meet the same word in a text.
  */
 function queryBases(lower: string): string[] {
+  // Query words repeat (a search service sees the same words again and again): the forms of a
+  // word are looked up in the lexicon once, then served from a bounded cache.
+  const hit = queryCache.get(lower);
+  if (hit !== undefined) return [...hit];
+  const bases = computeQueryBases(lower);
+  if (queryCache.size >= QUERY_CACHE_LIMIT) queryCache.delete(queryCache.keys().next().value as string);
+  queryCache.set(lower, bases);
+  return [...bases];
+}
+
+const QUERY_CACHE_LIMIT = 20_000;
+const queryCache = new Map<string, readonly string[]>();
+
+function computeQueryBases(lower: string): string[] {
   const forms = [lower];
   // A token longer than any word (hostile input) gets its own stem only.
   if (lower.length > MAX_SPLIT_LENGTH) return [baseForm(lower)];

@@ -203,6 +203,16 @@ describe('analyzeQuery', () => {
     expect(analyzeQuery('Quelle')[0].bases).toEqual(analyzeQuery('Quelle')[0].bases.filter((b) => !b.includes('ü')));
   });
 
+  it('keeps nouns in -ung, -heit, -keit apart from the words they are made of', () => {
+    expect(matches('Abbildungen', 'siehe Abbildung 3')).toBe('word_form');
+    expect(matches('Abbildungen', 'ein Abbild der Welt')).toBe(false);
+    expect(matches('Übersetzungen', 'die Übersetzung')).toBe('word_form');
+    expect(matches('Übersetzung', 'wurde übersetzt')).toBe(false);
+    expect(matches('Übersetzung', 'der Übersetzer')).toBe(false);
+    expect(matches('Freiheit', 'frei verfügbar')).toBe(false);
+    expect(matches('Möglichkeiten', 'eine Möglichkeit')).toBe('word_form');
+  });
+
   it('matches word forms in both directions', () => {
     expect(matches('Offizier', 'die Offiziere')).toBe('word_form');
     expect(matches('Dienst', 'des Dienstes')).toBe('word_form');

@@ -30,6 +30,24 @@ class HeadTermsEverywhere extends SqliteIndex {
 indexContract('sqlite (head-term and score lists)', async () => new HeadTermsEverywhere({ file: join(mkdtempSync(join(tmpdir(), 'fundus-idx-')), 'index.sqlite') }));
 
 describe('sqlite index: its own behaviour', () => {
+  it('keeps nouns in -ung apart from their verb, and reports other spellings as word forms', async () => {
+    const index = new SqliteIndex({ file: join(mkdtempSync(join(tmpdir(), 'fundus-idx-')), 'index.sqlite') });
+    const put = (path: string, title: string, text: string) => index.put(makeDoc({ url: `https://forms.example/${path}`, title, text }));
+    await put('abbildung', 'Werkzeuge', 'Die Abbildung zeigt das Werkzeug.');
+    await put('abbild', 'Kopien', 'Ein Abbild der Ebene wird abgebildet.');
+    await put('ausschuss', 'Geschäftsordnung', 'Der Ausschuß tagt öffentlich.');
+    await put('journal', 'Journal', 'Die Journal-Datei wächst.');
+    const hits = async (q: string) =>
+      (await index.search({ terms: analyzeQuery(q), order: 'relevance', limit: 10, offset: 0, countBudgetMs: 1000 })).hits.map((hit) => [hit.document.title, hit.matchType]);
+    expect(await hits('Abbildungen')).toEqual([['Werkzeuge', 'word_form']]);
+    expect(await hits('Abbild')).toEqual([['Kopien', 'exact']]);
+    expect(await hits('Ausschuss')).toEqual([['Geschäftsordnung', 'word_form']]);
+    expect(await hits('Ausschuß')).toEqual([['Geschäftsordnung', 'exact']]);
+    expect(await hits('Journaldatei')).toEqual([['Journal', 'word_form']]);
+    expect(await hits('Journal-Datei')).toEqual([['Journal', 'exact']]);
+    await index.close();
+  });
+
   it('pages through title tiers without gaps or repeats, titled matches first', async () => {
     const index = new SqliteIndex({ file: join(mkdtempSync(join(tmpdir(), 'fundus-idx-')), 'index.sqlite'), rankAllUpTo: 5 });
     const docs = Array.from({ length: 40 }, (_, i) =>

@@ -13,7 +13,7 @@ import { aliasTarget, dropCollection } from '../../services/index/typesense/coll
 import { copySqliteToTypesense } from '../../services/index/typesense/copy.ts';
 import { importJsonl } from '../../services/index/typesense/importer.ts';
 import { openTypesenseIndex } from '../../services/index/typesense/open.ts';
-import { collectionSchema } from '../../services/index/typesense/schema.ts';
+import { collectionSchema, TYPESENSE_SCHEMA_VERSION } from '../../services/index/typesense/schema.ts';
 import { ensureSearchKey, SEARCH_KEY_ACTIONS, searchKeyDescription } from '../../services/index/typesense/search-key.ts';
 import type { TypesenseIndex } from '../../services/index/typesense/typesense-index.ts';
 import { CONTRACT_DOCS, makeDoc } from '../helpers/documents.ts';
@@ -491,8 +491,8 @@ for (const target of targets) {
             // A follower that has not applied a new alias yet: a reader opening there must not create it.
             const other = freshName();
             standIn()!.holdReplication(true);
-            await admin.collections().create(collectionSchema(`${other}_v1`) as never);
-            await admin.aliases().upsert(other, { collection_name: `${other}_v1` });
+            await admin.collections().create(collectionSchema(`${other}_v${TYPESENSE_SCHEMA_VERSION}`) as never);
+            await admin.aliases().upsert(other, { collection_name: `${other}_v${TYPESENSE_SCHEMA_VERSION}` });
             const follower = standIn()!.followers()[0];
             const lagBefore = standIn()!.lag(follower);
             const onFollower = await openTypesenseIndex({ ...connection([cluster.urls[follower]]), alias: other });
@@ -500,12 +500,12 @@ for (const target of targets) {
             expect(standIn()!.nodes[follower].state.aliases.has(other)).toBe(false);
             expect(standIn()!.lag(follower)).toBe(lagBefore); // the reader wrote nothing
             standIn()!.holdReplication(false);
-            expect(await aliasTarget(clientsPerNode(connection(cluster.urls))[follower], other)).toBe(`${other}_v1`);
+            expect(await aliasTarget(clientsPerNode(connection(cluster.urls))[follower], other)).toBe(`${other}_v${TYPESENSE_SCHEMA_VERSION}`);
             await admin.aliases(other).delete();
-            await dropCollection(admin, `${other}_v1`);
+            await dropCollection(admin, `${other}_v${TYPESENSE_SCHEMA_VERSION}`);
           }
           await until('replicated hits', async () => (await reader.search(query('Haus'))).total === 3);
-          expect(await aliasTarget(admin, alias)).toBe(`${alias}_v1`);
+          expect(await aliasTarget(admin, alias)).toBe(`${alias}_v${TYPESENSE_SCHEMA_VERSION}`);
         } finally {
           standIn()?.holdReplication(false);
           await writer.close();
@@ -516,7 +516,7 @@ for (const target of targets) {
         const alias = freshName();
         const client = createTypesenseClient(connection(cluster.urls));
         // A rebuilt collection behind the alias (as `fundus index copy` leaves it), not yet on the followers.
-        const rebuilt = `${alias}_v1_20260101000000`;
+        const rebuilt = `${alias}_v${TYPESENSE_SCHEMA_VERSION}_20260101000000`;
         standIn()?.holdReplication(true);
         const release = setTimeout(() => standIn()?.holdReplication(false), 1_000);
         try {
@@ -527,7 +527,7 @@ for (const target of targets) {
           for (const node of clientsPerNode(connection(cluster.urls))) expect(await aliasTarget(node, alias)).toBe(rebuilt);
           // The document + the meta record, once replicated (any node may answer).
           await until('the write on every node', async () => (await client.collections(rebuilt).retrieve()).num_documents === 2);
-          await expect(client.collections(`${alias}_v1`).retrieve()).rejects.toBeInstanceOf(Errors.ObjectNotFound);
+          await expect(client.collections(`${alias}_v${TYPESENSE_SCHEMA_VERSION}`).retrieve()).rejects.toBeInstanceOf(Errors.ObjectNotFound);
         } finally {
           clearTimeout(release);
           standIn()?.holdReplication(false);

@@ -6,12 +6,12 @@ import { stemGerman } from '../../services/core/analysis/snowball-german.ts';
 const REFERENCE: Record<string, string> = {
   blühendsten: 'bluhend', blousenmannes: 'blousenmann', blubber: 'blubb', bogen: 'bog', böckchen: 'bockch',
   boykottieren: 'boykotti', braunkariertes: 'braunkariert', brauchst: 'brauch', brennendem: 'brennend',
-  bruchstückweise: 'bruchstuckweis', bräunliche: 'braunlich', brüderlich: 'brud', bösartigkeit: 'bosart',
-  böswilligkeit: 'boswill', brausten: 'braust', breies: 'breies', brandmauern: 'brandmau',
-  buchhandlungen: 'buchhandl', buchstäbliche: 'buchstab', brüstung: 'brustung', brünstigem: 'brunstig',
+  bruchstückweise: 'bruchstuckweis', bräunliche: 'braunlich', brüderlich: 'brud',
+  brausten: 'braust', breies: 'breies', brandmauern: 'brandmau',
+  buchstäbliche: 'buchstab', brüstung: 'brustung', brünstigem: 'brunstig',
   bridgefreundinnen: 'bridgefreundinn', blutdürstige: 'blutdurst', blutgieriges: 'blutgier',
-  breitspurigkeit: 'breitspur', bondevik: 'bondev', bouffonerie: 'bouffoneri', brauchet: 'brauchet',
-  brenzelte: 'brenzelt', brandrotes: 'brandrot', bockreiter: 'bockreit', bloßlegung: 'blossleg',
+  bondevik: 'bondev', bouffonerie: 'bouffoneri', brauchet: 'brauchet',
+  brenzelte: 'brenzelt', brandrotes: 'brandrot', bockreiter: 'bockreit',
   blumenstrauß: 'blumenstrauss', brummbaßgezeter: 'brummbassgezet', bua: 'bua', bm: 'bm', bösestun: 'bosestun',
   blüht: 'bluht', bsorgen: 'bsorg', büchsenmacherei: 'buchsenmacherei', buchstabens: 'buchstab',
   boshaftes: 'boshaft', aufeinanderfolgenden: 'aufeinanderfolg', kategorischen: 'kategor',
@@ -30,6 +30,21 @@ describe('stemGerman', () => {
     expect(stemGerman('krankenhaus')).toBe('krankenhaus'); // not after a diphthong
     expect(stemGerman('ergebnis')).toBe('ergebnis'); // not after i
     expect(stemGerman('haus')).toBe('haus'); // only inside R1
+    // -ung, -heit, -keit stay (the published algorithm: bosart, boswill, buchhandl, breitspur, blossleg)
+    expect(stemGerman('bösartigkeit')).toBe('bosartigkeit');
+    expect(stemGerman('böswilligkeit')).toBe('boswilligkeit');
+    expect(stemGerman('buchhandlungen')).toBe('buchhandlung');
+    expect(stemGerman('breitspurigkeit')).toBe('breitspurigkeit');
+    expect(stemGerman('bloßlegung')).toBe('blosslegung');
+    expect(stemGerman('freiheiten')).toBe('freiheit');
+    // a noun in -ung is not a form of its verb, nor of the noun without the suffix
+    expect(stemGerman('abbildungen')).toBe(stemGerman('abbildung'));
+    expect(stemGerman('abbildungen')).not.toBe(stemGerman('abbild'));
+    expect(stemGerman('übersetzungen')).not.toBe(stemGerman('übersetzen'));
+    expect(stemGerman('übersetzung')).not.toBe(stemGerman('übersetzer'));
+    // the adjective suffixes still go (published behaviour)
+    expect(stemGerman('brüderlich')).toBe('brud');
+    expect(stemGerman('blutdürstige')).toBe('blutdurst');
   });
 
   it('copes with short and non-German input', () => {

@@ -7,6 +7,7 @@ import { TypesenseIndex } from '../../services/index/typesense/typesense-index.t
 import { CONTRACT_DOCS, makeDoc } from '../helpers/documents.ts';
 import { indexContract } from '../contract/index-contract.ts';
 import { TypesenseStandIn } from '../helpers/typesense-stand-in.ts';
+import { TYPESENSE_SCHEMA_VERSION } from '../../services/index/typesense/schema.ts';
 
 // The shared index contract, run through the real typesense-js client against an in-memory
 // stand-in transport (test/helpers/typesense-stand-in.ts). This checks the adapter's own logic; it is
@@ -28,22 +29,22 @@ describe('typesense adapter with a stand-in transport: its own behaviour', () =>
   it('creates the versioned collection behind the alias on first use', async () => {
     const standIn = new TypesenseStandIn();
     await openStandIn(standIn);
-    expect(standIn.aliases.get('fundus_web')).toBe('fundus_web_v1');
-    expect([...standIn.collections.keys()]).toEqual(['fundus_web_v1']);
+    expect(standIn.aliases.get('fundus_web')).toBe(`fundus_web_v${TYPESENSE_SCHEMA_VERSION}`);
+    expect([...standIn.collections.keys()]).toEqual([`fundus_web_v${TYPESENSE_SCHEMA_VERSION}`]);
   });
 
   it('opens the fediverse index as its own alias', async () => {
     const standIn = new TypesenseStandIn();
     await openTypesenseIndex({ nodes: ['http://ts-0.test:8108'], apiKey: 'k', axiosAdapter: standIn.adapter, collection: 'fediverse', create: true });
-    expect(standIn.aliases.get('fundus_fediverse')).toBe('fundus_fediverse_v1');
+    expect(standIn.aliases.get('fundus_fediverse')).toBe(`fundus_fediverse_v${TYPESENSE_SCHEMA_VERSION}`);
   });
 
   it('refuses an alias that points at another layout version', async () => {
     const standIn = new TypesenseStandIn();
     await openStandIn(standIn);
-    standIn.collections.set('fundus_web_v0', { ...standIn.collections.get('fundus_web_v1')!, name: 'fundus_web_v0' });
+    standIn.collections.set('fundus_web_v0', { ...standIn.collections.get(`fundus_web_v${TYPESENSE_SCHEMA_VERSION}`)!, name: 'fundus_web_v0' });
     standIn.aliases.set('fundus_web', 'fundus_web_v0');
-    await expect(openStandIn(standIn)).rejects.toThrow(/layout version 0.*reads layout version 1.*index copy/s);
+    await expect(openStandIn(standIn)).rejects.toThrow(new RegExp(`layout version 0.*reads layout version ${TYPESENSE_SCHEMA_VERSION}.*index copy`, "s"));
   });
 
   it('pages across the exact and word-form passes without losing or repeating hits', async () => {
@@ -95,7 +96,7 @@ describe('typesense adapter with a stand-in transport: its own behaviour', () =>
         throw new Error('extraction crashed');
       }),
     ).rejects.toThrow('extraction crashed');
-    expect(standIn.collections.get('fundus_web_v1')!.docs.size).toBe(0);
+    expect(standIn.collections.get(`fundus_web_v${TYPESENSE_SCHEMA_VERSION}`)!.docs.size).toBe(0);
   });
 
   it('retries an import that meets a 5xx, with back-off, and then succeeds', async () => {
@@ -109,7 +110,7 @@ describe('typesense adapter with a stand-in transport: its own behaviour', () =>
       await index.put(makeDoc(CONTRACT_DOCS[0]));
     });
     expect(delays).toEqual([1, 2]);
-    expect(standIn.collections.get('fundus_web_v1')!.docs.has(makeDoc(CONTRACT_DOCS[0]).id)).toBe(true);
+    expect(standIn.collections.get(`fundus_web_v${TYPESENSE_SCHEMA_VERSION}`)!.docs.has(makeDoc(CONTRACT_DOCS[0]).id)).toBe(true);
   });
 
   it('does not retry a request Typesense rejects (4xx) and keeps the cause', async () => {

@@ -12,6 +12,7 @@ import { copySqliteToTypesense } from '../../services/index/typesense/copy.ts';
 import { openTypesenseIndex } from '../../services/index/typesense/open.ts';
 import { CONTRACT_DOCS, makeDoc } from '../helpers/documents.ts';
 import { TypesenseStandIn } from '../helpers/typesense-stand-in.ts';
+import { TYPESENSE_SCHEMA_VERSION } from '../../services/index/typesense/schema.ts';
 
 // `fundus index copy` with a stand-in transport: the copy is complete before the alias swaps, and
 // the copied index answers like the SQLite index it came from.
@@ -54,9 +55,9 @@ describe('fundus index copy (sqlite -> typesense) with a stand-in transport', ()
     const typesense = await openTypesenseIndex({ nodes: ['http://ts.test:8108'], apiKey: 'k', axiosAdapter: standIn.adapter, create: true });
     const client = createTypesenseClient({ nodes: ['http://ts.test:8108'], apiKey: 'k', axiosAdapter: standIn.adapter });
     const summary = await copySqliteToTypesense({ client, sqliteFile: file, alias: 'fundus_web', batchSize: 3, now: () => new Date('2026-11-02T10:15:00Z') });
-    expect(summary).toEqual({ collection: 'fundus_web_v1_20261102101500', previous: 'fundus_web_v1', dropped: false, documents: 8, aliases: 1 });
-    expect(standIn.aliases.get('fundus_web')).toBe('fundus_web_v1_20261102101500');
-    expect(standIn.collections.has('fundus_web_v1')).toBe(true);
+    expect(summary).toEqual({ collection: `fundus_web_v${TYPESENSE_SCHEMA_VERSION}_20261102101500`, previous: `fundus_web_v${TYPESENSE_SCHEMA_VERSION}`, dropped: false, documents: 8, aliases: 1 });
+    expect(standIn.aliases.get('fundus_web')).toBe(`fundus_web_v${TYPESENSE_SCHEMA_VERSION}_20261102101500`);
+    expect(standIn.collections.has(`fundus_web_v${TYPESENSE_SCHEMA_VERSION}`)).toBe(true);
 
     expect(await answers(typesense)).toEqual(await answers(sqlite));
     expect(await typesense.stats()).toEqual(await sqlite.stats());
@@ -74,7 +75,7 @@ describe('fundus index copy (sqlite -> typesense) with a stand-in transport', ()
     const client = createTypesenseClient({ nodes: ['http://ts.test:8108'], apiKey: 'k', axiosAdapter: standIn.adapter, numRetries: 0 });
     standIn.failNext(1, 400, (method, path) => method === 'POST' && path.endsWith('/import'));
     await expect(copySqliteToTypesense({ client, sqliteFile: file, alias: 'fundus_web' })).rejects.toThrow();
-    expect(standIn.aliases.get('fundus_web')).toBe('fundus_web_v1');
+    expect(standIn.aliases.get('fundus_web')).toBe(`fundus_web_v${TYPESENSE_SCHEMA_VERSION}`);
   });
 
   it('drops the previous collection on request', async () => {

@@ -11,6 +11,7 @@ import { WRITE_RETRY, withRetry } from '../../services/index/typesense/retry.ts'
 import { TypesenseIndex } from '../../services/index/typesense/typesense-index.ts';
 import { CONTRACT_DOCS, makeDoc } from '../helpers/documents.ts';
 import { TypesenseStandIn } from '../helpers/typesense-stand-in.ts';
+import { TYPESENSE_SCHEMA_VERSION } from '../../services/index/typesense/schema.ts';
 
 // What is retried, for how long, and what an error becomes when it is not.
 
@@ -70,7 +71,7 @@ describe('typesense retries', () => {
       for (const spec of CONTRACT_DOCS) await writer.put(makeDoc(spec));
     });
     expect(standIn.requests.filter((r) => imports(r.method, r.path))).toHaveLength(4);
-    expect(standIn.collections.get(`${index.collection}_v1`)!.docs.size).toBe(CONTRACT_DOCS.length + 1); // + the meta record
+    expect(standIn.collections.get(`${index.collection}_v${TYPESENSE_SCHEMA_VERSION}`)!.docs.size).toBe(CONTRACT_DOCS.length + 1); // + the meta record
   });
 
   it('reports a rejected write as INTERNAL at once', async () => {

@@ -1,7 +1,7 @@
 // German text analysis for the index (SQLite FTS5, Typesense) and for queries.
 //
-// Every word is indexed twice: its `exact` form (folded surface) in one
-// column, its `bases` (stem after umlaut folding, plus the stems of its
+// Every word is indexed twice: its `exact` form (as written, lower case:
+// foldSurface) in one column, its `bases` (stem after umlaut folding, plus the stems of its
 // compound parts) in another. A query term matches when its exact form
 // equals a document word's exact form, or one of its bases is among a
 // document word's bases. See DESIGN.md §4.
@@ -12,13 +12,13 @@
 // (FTS5 keywords are uppercase only). A query of punctuation alone yields [].
 import { baseForm } from './base-form.ts';
 import { compoundParts, MAX_SPLIT_LENGTH, splitCompound } from './compounds.ts';
-import { foldExact, foldForStemming, restoreUmlauts } from './fold.ts';
+import { foldExact, foldForStemming, foldSurface, restoreUmlauts, transliterateUmlauts } from './fold.ts';
 import { cleanWord, isComplexGroup, joinedForms, scanGroups, splitGroup, tokenize } from './tokenize.ts';
 import { otherNounForms } from './word-forms.ts';
 import type { Segment } from './tokenize.ts';
 
 export type { Token } from './tokenize.ts';
-export { foldExact, tokenize };
+export { foldExact, foldSurface, tokenize };
 
 export interface AnalyzedWord { exact: string; bases: string[] }
 export interface AnalyzedText { exact: string; base: string }
@@ -43,7 +43,7 @@ function analyzeCached(word: string): CachedWord {
 
 function computeWord(word: string): CachedWord {
   const clean = cleanWord(word);
-  const exact = foldExact(clean);
+  const exact = foldSurface(clean);
   if (!exact) return EMPTY;
   const lower = foldForStemming(clean);
   const bases = new Set([baseForm(lower)]);
@@ -81,14 +81,14 @@ export function analyzeForIndex(text: string): AnalyzedText {
   // "Verwaltung", and must not bury the pages that use the word itself (word forms found in the top
   // 50 on the shared corpus: 93.8 → 94.5 %, compound parts and key terms unchanged).
   const seenParts = new Set<string>();
-  const add = (word: string): void => {
+  // The joined forms of a hyphenated group (E-Mail → email) are another spelling than the one
+  // written: base stream only, so that "Email" finds "E-Mail" as a word form, not as exact
+  // (joins across apostrophes, geht's → gehts, are the query's own reading: exact).
+  const add = (word: string, joined = false): void => {
     const analysis = analyzeCached(word);
     if (!analysis.exact) return;
-    if (exact) {
-      exact += ' ';
-      base += ' ';
-    }
-    exact += analysis.exact;
+    if (!joined) exact += exact ? ' ' + analysis.exact : analysis.exact;
+    if (base) base += ' ';
     if (analysis.bases.length === 1) {
       base += analysis.basesText;
       return;
@@ -109,7 +109,8 @@ export function analyzeForIndex(text: string): AnalyzedText {
     }
     const segments = splitGroup(raw, start);
     for (const segment of segments) add(segment.word);
-    for (const join of joinedForms(segments)) add(join.word);
+    const hyphenated = segments.some((segment) => segment.joiner === 'hyphen');
+    for (const join of joinedForms(segments)) add(join.word, hyphenated);
   });
   return { exact, base };
 }
@@ -134,6 +135,20 @@ function queryWords(segments: readonly Segment[]): string[] {
  * form of the same word, so it can only meet the same word in a text.
  */
 function queryBases(lower: string): string[] {
+  // Query words repeat (a search service sees the same words again and again): the forms of a
+  // word are looked up in the lexicon once, then served from a bounded cache.
+  const hit = queryCache.get(lower);
+  if (hit !== undefined) return [...hit];
+  const bases = computeQueryBases(lower);
+  if (queryCache.size >= QUERY_CACHE_LIMIT) queryCache.delete(queryCache.keys().next().value as string);
+  queryCache.set(lower, bases);
+  return [...bases];
+}
+
+const QUERY_CACHE_LIMIT = 20_000;
+const queryCache = new Map<string, readonly string[]>();
+
+function computeQueryBases(lower: string): string[] {
   const forms = [lower];
   // A token longer than any word (hostile input) gets its own stem only.
   if (lower.length > MAX_SPLIT_LENGTH) return [baseForm(lower)];
@@ -149,6 +164,9 @@ function queryBases(lower: string): string[] {
   const bases = new Set(forms.map(baseForm));
   const umlautReading = restoreUmlauts(lower);
   if (umlautReading !== lower) bases.add(baseForm(umlautReading));
+  // And the other way: Müller also finds a text that writes Mueller (no longer an exact match).
+  const transliterated = transliterateUmlauts(lower);
+  if (transliterated !== lower) bases.add(baseForm(transliterated));
   return [...bases];
 }
 
@@ -166,7 +184,7 @@ export function analyzeQuery(q: string): QueryTerm[] {
     const raw = q.slice(groups[i], groups[i + 1]);
     const words = isComplexGroup(raw) ? queryWords(splitGroup(raw, groups[i])) : [cleanWord(raw)];
     for (const text of words) {
-      const exact = foldExact(text);
+      const exact = foldSurface(text);
       if (!exact || seen.has(exact)) continue;
       seen.add(exact);
       terms.push({ text, exact, bases: queryBases(foldForStemming(text)) });

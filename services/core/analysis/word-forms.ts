@@ -35,9 +35,19 @@ const MIN_STEM = 4;
 function isNounUncached(word: string): boolean {
   const nouns = lexicon();
   if (nouns.has(word)) return true;
+  // The head must be a noun the word ends with: without one, no need to split (the costly part).
+  if (!endsWithNoun(word)) return false;
   const parts = splitCompound(word);
   const head = parts?.[parts.length - 1];
   return head !== undefined && head.surface.length >= MIN_STEM && nouns.has(head.surface) && word.endsWith(head.surface);
+}
+
+/** Some noun of at least MIN_STEM letters, shorter than the word, is its ending. */
+function endsWithNoun(word: string): boolean {
+  const nouns = lexicon();
+  const longest = Math.min(word.length - 1, nouns.longest);
+  for (let length = MIN_STEM; length <= longest; length++) if (nouns.has(word.slice(word.length - length))) return true;
+  return false;
 }
 
 /** A regular plural or inflected form of a known noun (Kliniken of Klinik, Maximen of Maxime). */

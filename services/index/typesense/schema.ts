@@ -4,7 +4,11 @@
 // in one call: searches never see a half-filled index.
 
 /** Bump when the fields below change meaning; the program then migrates into `<alias>_v<N>`. */
-export const TYPESENSE_SCHEMA_VERSION = 1;
+// 2: base tokens keep -ung/-heit/-keit, exact tokens as written (lower case only), as the embedded
+//    index's layout 5. Operators migrate by ingesting into a new embedded data directory and
+//    running `fundus index copy --from sqlite --to typesense` (fills `fundus_web_v2_<stamp>`, then
+//    swaps the alias); a program of one version refuses a collection of the other.
+export const TYPESENSE_SCHEMA_VERSION = 2;
 
 export const COLLECTIONS = {
   web: 'fundus_web',

@@ -37,23 +37,6 @@ export function foldExact(word: string): string {
 }
 
 /**
- * The exact form as indexed and queried: the word as written, in lower case (NFKC, so that
- * ligatures and full-width letters meet their plain letters), nothing else folded. "Straße" and
- * "Strasse", "Müller" and "Mueller" are other spellings: they meet through the base forms, as
- * word forms (match_type word_form: "every word matched in exactly the form given" is `exact`).
- */
-export function foldSurface(word: string): string {
-  const w = word.toLowerCase();
-  if (!NEEDS_WORK.test(w)) return w;
-  return w.normalize('NFKC').toLowerCase().replace(NOT_LETTER_OR_DIGIT, '');
-}
-
-/** ä→ae, ö→oe, ü→ue: the transliterated spelling of a word written with umlauts (query side). */
-export function transliterateUmlauts(word: string): string {
-  return word.replace(/[äöü]/g, (ch) => (ch === 'ä' ? 'ae' : ch === 'ö' ? 'oe' : 'ue'));
-}
-
-/**
  * Lowercase form for stemming and compound splitting: like foldExact but keeps
  * ä/ö/ü (the stemmer needs them as vowels, the lexicon is written with them)
  * and maps ß to ss as the Snowball prelude does.

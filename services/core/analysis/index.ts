@@ -1,7 +1,7 @@
 // German text analysis for the index (SQLite FTS5, Typesense) and for queries.
 //
-// Every word is indexed twice: its `exact` form (as written, lower case:
-// foldSurface) in one column, its `bases` (stem after umlaut folding, plus the stems of its
+// Every word is indexed twice: its `exact` form (folded surface) in one
+// column, its `bases` (stem after umlaut folding, plus the stems of its
 // compound parts) in another. A query term matches when its exact form
 // equals a document word's exact form, or one of its bases is among a
 // document word's bases. See DESIGN.md §4.
@@ -12,13 +12,13 @@
 // (FTS5 keywords are uppercase only). A query of punctuation alone yields [].
 import { baseForm } from './base-form.ts';
 import { compoundParts, MAX_SPLIT_LENGTH, splitCompound } from './compounds.ts';
-import { foldExact, foldForStemming, foldSurface, restoreUmlauts, transliterateUmlauts } from './fold.ts';
+import { foldExact, foldForStemming, restoreUmlauts } from './fold.ts';
 import { cleanWord, isComplexGroup, joinedForms, scanGroups, splitGroup, tokenize } from './tokenize.ts';
 import { otherNounForms } from './word-forms.ts';
 import type { Segment } from './tokenize.ts';
 
 export type { Token } from './tokenize.ts';
-export { foldExact, foldSurface, tokenize };
+export { foldExact, tokenize };
 
 export interface AnalyzedWord { exact: string; bases: string[] }
 export interface AnalyzedText { exact: string; base: string }
@@ -43,7 +43,7 @@ function analyzeCached(word: string): CachedWord {
 
 function computeWord(word: string): CachedWord {
   const clean = cleanWord(word);
-  const exact = foldSurface(clean);
+  const exact = foldExact(clean);
   if (!exact) return EMPTY;
   const lower = foldForStemming(clean);
   const bases = new Set([baseForm(lower)]);
@@ -81,14 +81,14 @@ export function analyzeForIndex(text: string): AnalyzedText {
   // "Verwaltung", and must not bury the pages that use the word itself (word forms found in the top
   // 50 on the shared corpus: 93.8 → 94.5 %, compound parts and key terms unchanged).
   const seenParts = new Set<string>();
-  // The joined forms of a hyphenated group (E-Mail → email) are another spelling than the one
-  // written: base stream only, so that "Email" finds "E-Mail" as a word form, not as exact
-  // (joins across apostrophes, geht's → gehts, are the query's own reading: exact).
-  const add = (word: string, joined = false): void => {
+  const add = (word: string): void => {
     const analysis = analyzeCached(word);
     if (!analysis.exact) return;
-    if (!joined) exact += exact ? ' ' + analysis.exact : analysis.exact;
-    if (base) base += ' ';
+    if (exact) {
+      exact += ' ';
+      base += ' ';
+    }
+    exact += analysis.exact;
     if (analysis.bases.length === 1) {
       base += analysis.basesText;
       return;
@@ -109,8 +109,7 @@ export function analyzeForIndex(text: string): AnalyzedText {
     }
     const segments = splitGroup(raw, start);
     for (const segment of segments) add(segment.word);
-    const hyphenated = segments.some((segment) => segment.joiner === 'hyphen');
-    for (const join of joinedForms(segments)) add(join.word, hyphenated);
+    for (const join of joinedForms(segments)) add(join.word);
   });
   return { exact, base };
 }
@@ -164,9 +163,6 @@ function computeQueryBases(lower: string): string[] {
   const bases = new Set(forms.map(baseForm));
   const umlautReading = restoreUmlauts(lower);
   if (umlautReading !== lower) bases.add(baseForm(umlautReading));
-  // And the other way: Müller also finds a text that writes Mueller (no longer an exact match).
-  const transliterated = transliterateUmlauts(lower);
-  if (transliterated !== lower) bases.add(baseForm(transliterated));
   return [...bases];
 }
 
@@ -184,7 +180,7 @@ export function analyzeQuery(q: string): QueryTerm[] {
     const raw = q.slice(groups[i], groups[i + 1]);
     const words = isComplexGroup(raw) ? queryWords(splitGroup(raw, groups[i])) : [cleanWord(raw)];
     for (const text of words) {
-      const exact = foldSurface(text);
+      const exact = foldExact(text);
       if (!exact || seen.has(exact)) continue;
       seen.add(exact);
       terms.push({ text, exact, bases: queryBases(foldForStemming(text)) });

@@ -16,7 +16,7 @@ function hash(value: string): string {
   return createHash('sha1').update(value).digest('hex').slice(0, 20);
 }
 
-/** Matching token of an exact form (as written, lower case: analysis foldSurface). */
+/** Matching token of an exact (folded) form. */
 export function exactToken(exact: string): string {
   return PLAIN.test(exact) ? `x${exact}` : `y${hash(exact)}`;
 }

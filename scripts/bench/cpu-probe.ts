@@ -8,7 +8,7 @@
 //   node_modules/.bin/node scripts/bench/cpu-probe.ts --dir OUT/docs-100000 \
 //     --variant A:FUNDUS_X=0 --variant B:FUNDUS_X=1 [--concurrency 8] [--requests 4000] [--rounds 3] [--node-arg --cpu-prof]
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { openSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { runLoad, SearchClient, type BenchQuery } from './lib/http-load.ts';
@@ -29,6 +29,8 @@ const { values } = parseArgs({
     perf: { type: 'string' },
     /** Only check that every variant answers every query of the mix with the same status and bytes (no timing). */
     compare: { type: 'boolean', default: false },
+    /** Keep the server's standard output (e.g. NODE_OPTIONS=--trace-gc) in this file, one per variant and round. */
+    'server-stdout': { type: 'string' },
   },
 });
 if (!values.dir) throw new Error('--dir OUT/docs-N (a collection of scripts/bench/search.ts) is required');
@@ -51,9 +53,9 @@ function variantOf(spec: string): { name: string; root: string; env: Record<stri
 }
 const variants = values.variant!.map(variantOf);
 
-async function serve(root: string, env: Record<string, string>): Promise<{ pid: number; baseUrl: string; stop(): Promise<void> }> {
+async function serve(root: string, env: Record<string, string>, stdoutFile?: string): Promise<{ pid: number; baseUrl: string; stop(): Promise<void> }> {
   const child = spawn(process.execPath, [...values['node-arg']!, join(root, 'bin/fundus.js'), 'serve', '--data', dataDir, '--role', 'gateway', '--port', '0'], {
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', stdoutFile ? openSync(stdoutFile, 'w') : 'ignore', 'pipe'],
     env: { ...process.env, ...env },
   });
   const exited = new Promise<void>((r) => child.on('exit', () => r()));
@@ -110,7 +112,7 @@ if (values.compare) {
 const results: Record<string, unknown>[] = [];
 for (let round = 1; round <= Number(values.rounds); round++) {
   for (const variant of variants) {
-    const server = await serve(variant.root, variant.env);
+    const server = await serve(variant.root, variant.env, values['server-stdout'] ? `${values['server-stdout']}-${variant.name}-${round}.txt` : undefined);
     try {
       // Unmeasured pass: the first use of every statement and page, JIT warm-up.
       await runLoad({ baseUrl: server.baseUrl, key, queries, concurrency: 8, rounds: 3, maxSeconds: 30, serverPid: server.pid });

@@ -44,6 +44,13 @@ function candidatePattern(terms: QueryTerm[]): RegExp {
   return pattern;
 }
 
+/** Math.min of the array without spreading it (spreading copied it once per candidate word). */
+function earliest(values: number[]): number {
+  let least = Infinity;
+  for (const value of values) if (value < least) least = value;
+  return least;
+}
+
 /**
  * Where the query terms occur in `text` (exact or word form), in text order. A regular expression
  * over the raw text finds candidate words (exact forms and stems, also inside compounds); only
@@ -70,7 +77,7 @@ export function findTermMatches(text: string, terms: QueryTerm[], scanLimit = SC
     matches.push({ start, end, term });
     if (matches.length >= MAX_MATCHES) break;
     lastSeen[term] = start;
-    if (stopWithin !== undefined && end - Math.min(...lastSeen) <= stopWithin) break;
+    if (stopWithin !== undefined && end - earliest(lastSeen) <= stopWithin) break;
   }
   if (matches.length > 0) return matches;
   // Irregular forms whose stem is not a substring of the word (rare): analyse word by word.

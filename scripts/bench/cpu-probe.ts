@@ -92,6 +92,21 @@ if (values.compare) {
         const reply = await client.send(Buffer.from(JSON.stringify(query.body)), true);
         mine.push(`${reply.status} ${reply.body?.toString('utf8')}`);
       }
+      // Headers and error answers too (all but the date), through fetch.
+      const probes: [string, RequestInit][] = [
+        ['/v1/search', { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(queries[0].body) }],
+        ['/v1/search', { method: 'POST', headers: { authorization: `Bearer ${key.slice(0, -4)}AAAA`, 'content-type': 'application/json' }, body: '{"q":"x"}' }],
+        ['/v1/search', { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: '{"q":' }],
+        ['/v1/search', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"q":"Gesetz"}' }],
+        ['/v1/stats', { headers: { authorization: `Bearer ${key}` } }],
+        ['/readyz', {}],
+        ['/v1/nothing', {}],
+      ];
+      for (const [path, init] of probes) {
+        const response = await fetch(`${server.baseUrl}${path}`, init);
+        const headers = [...response.headers].filter(([name]) => name !== 'date').map(([name, value]) => `${name}: ${value}`).join('; ');
+        mine.push(`${path} ${response.status} ${headers} ${await response.text()}`);
+      }
       answers.push(mine);
     } finally {
       client.close();
@@ -103,10 +118,10 @@ if (values.compare) {
     mine.forEach((answer, q) => {
       if (answer === answers[0][q]) return;
       differing++;
-      process.stderr.write(`[probe] ${variants[v].name} differs from ${variants[0].name} on ${queries[q].id}:\n  ${answers[0][q].slice(0, 300)}\n  ${answer.slice(0, 300)}\n`);
+      process.stderr.write(`[probe] ${variants[v].name} differs from ${variants[0].name} on ${queries[q]?.id ?? 'a header probe'}:\n  ${answers[0][q].slice(0, 300)}\n  ${answer.slice(0, 300)}\n`);
     });
   }
-  process.stderr.write(`[probe] ${queries.length} queries, ${variants.length} variants: ${differing} answers differ\n`);
+  process.stderr.write(`[probe] ${queries.length} queries and 7 header probes, ${variants.length} variants: ${differing} answers differ\n`);
   process.exit(differing ? 1 : 0);
 }
 const results: Record<string, unknown>[] = [];

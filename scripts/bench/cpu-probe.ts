@@ -100,7 +100,7 @@ if (values.compare) {
         ['/v1/search', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"q":"Gesetz"}' }],
         ['/v1/stats', { headers: { authorization: `Bearer ${key}` } }],
         ['/readyz', {}],
-        ['/v1/nothing', {}],
+        ['/v1/nothing', { headers: { authorization: `Bearer ${key}` } }], // keyed: the anonymous budget (1/s) is spent above
       ];
       for (const [path, init] of probes) {
         const response = await fetch(`${server.baseUrl}${path}`, init);

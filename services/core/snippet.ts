@@ -90,6 +90,17 @@ export function findTermMatches(text: string, terms: QueryTerm[], scanLimit = SC
 
 const SPACE = /\s/;
 
+/**
+ * Every run of whitespace as one space, like `.replace(/\s+/g, ' ')`, but a lone space — most of
+ * them in running text — is no match: a window of plain prose is returned as it is instead of
+ * being rebuilt around each of its spaces (that was about a third of a search's allocation).
+ */
+const SPACE_TO_COLLAPSE = /\s\s+|[^\S ]/g;
+
+function collapseSpaces(text: string): string {
+  return text.replace(SPACE_TO_COLLAPSE, ' ');
+}
+
 /** Moves `index` back to the start of its word when that is near (else a long word is cut). */
 function cutAtWordStart(text: string, index: number): number {
   if (index <= 0) return 0;
@@ -136,10 +147,10 @@ export function makeSnippet(text: string, terms: QueryTerm[], length = SNIPPET_L
   while (start < text.length && SPACE.test(text[start])) start++;
   // Raw text long enough to give `length` collapsed characters and the rest of the last word.
   let rawEnd = Math.min(text.length, start + 2 * length);
-  let piece = text.slice(start, rawEnd).replace(/\s+/g, ' ');
+  let piece = collapseSpaces(text.slice(start, rawEnd));
   while (piece.length < length + 32 && rawEnd < text.length) {
     rawEnd = Math.min(text.length, rawEnd + 4 * length);
-    piece = text.slice(start, rawEnd).replace(/\s+/g, ' ');
+    piece = collapseSpaces(text.slice(start, rawEnd));
   }
   const end = cutAtWordEnd(piece, Math.min(piece.length, length));
   const before = hasTextBetween(text, 0, start);

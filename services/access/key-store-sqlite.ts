@@ -6,7 +6,11 @@ import { type CreatedKey, type KeyRecord, type KeyStore, KeyStoreError, nameTake
 import { loadOrCreatePepper } from './pepper-file.ts';
 
 // The embedded key store: one table in `<dataDir>/access.sqlite`. WAL lets the CLI write while a
-// server reads; every verify reads the row afresh, so a revocation by the CLI takes effect at once.
+// server reads. Verify keeps the rows it read (the stored hash, never the presented key) only while
+// the file is unchanged: SQLite's `data_version` changes with every commit of another connection
+// (the CLI, the admin panel, another serving thread), and this store's own writes drop the rows
+// they change, so a revocation takes effect at the next request, as before. Per request that is one
+// pragma instead of a row read (node:sqlite makes each row a dictionary-mode object).
 //
 // Like the Redis store, the database keeps a check value (an HMAC under the pepper of a fixed text),
 // written by the first store that opens it (or the first open of an older database that has none).
@@ -49,6 +53,8 @@ CREATE TABLE IF NOT EXISTS key_store_meta_v1 (
 ) STRICT;
 `;
 
+const VERIFIED_ENTRIES = 10_000;
+
 function toRecord(row: KeyRow): KeyRecord {
   return { id: row.id, name: row.name, limit: row.key_limit, createdAt: row.created_at, revokedAt: row.revoked_at, lastUsedDay: row.last_used_day };
 }
@@ -59,7 +65,10 @@ export class SqliteKeyStore implements KeyStore {
   private readonly now: () => Date;
   /** Why keys cannot be handled (another pepper than the keys were made with), or null. */
   private readonly pepperMismatch: string | null;
-  private readonly statements: Record<'insert' | 'byId' | 'all' | 'revoke' | 'setLimit' | 'touch' | 'ping', StatementSync>;
+  private readonly statements: Record<'insert' | 'byId' | 'all' | 'revoke' | 'setLimit' | 'touch' | 'ping' | 'dataVersion', StatementSync>;
+  /** Rows read by verify (null: no such id) while `data_version` stays `cachedVersion`. */
+  private readonly verified = new Map<string, KeyRow | null>();
+  private cachedVersion = -1;
 
   constructor(options: SqliteKeyStoreOptions) {
     if (options.file !== ':memory:') mkdirSync(dirname(options.file), { recursive: true });
@@ -77,7 +86,9 @@ export class SqliteKeyStore implements KeyStore {
       setLimit: this.db.prepare('UPDATE project_keys_v1 SET key_limit = ? WHERE id = ? AND revoked_at IS NULL'),
       touch: this.db.prepare('UPDATE project_keys_v1 SET last_used_day = ? WHERE id = ? AND (last_used_day IS NULL OR last_used_day < ?)'),
       ping: this.db.prepare('SELECT 1 AS ok'),
+      dataVersion: this.db.prepare('PRAGMA data_version'),
     };
+    this.statements.dataVersion.setReturnArrays(true);
   }
 
   /** Writes the check value if there is none yet (atomically: concurrent first opens agree on one), then compares. */
@@ -103,6 +114,7 @@ export class SqliteKeyStore implements KeyStore {
       const id = keyIdOf(key);
       if (this.statements.byId.get(id)) continue; // 48-bit id collision: draw again
       try {
+        this.verified.delete(id);
         this.statements.insert.run(id, name, hashKey(key, this.pepper), limit, createdAt);
       } catch (error) {
         if (String((error as Error).message).includes('UNIQUE')) throw nameTaken(name);
@@ -120,9 +132,27 @@ export class SqliteKeyStore implements KeyStore {
   async verify(key: string): Promise<KeyRecord | null> {
     this.checkPepper();
     if (!isWellFormedKey(key)) return null;
-    const row = this.statements.byId.get(keyIdOf(key)) as KeyRow | undefined;
+    const row = this.rowOf(keyIdOf(key));
     if (!row || !keyMatchesHash(key, row.hash, this.pepper) || row.revoked_at) return null;
     return toRecord(row);
+  }
+
+  /** A key's row, read again whenever another connection has committed since (see the top). */
+  private rowOf(id: string): KeyRow | null {
+    const version = Number((this.statements.dataVersion.get() as unknown as [number])[0]);
+    if (version !== this.cachedVersion) {
+      this.verified.clear();
+      this.cachedVersion = version;
+    }
+    let row = this.verified.get(id);
+    if (row === undefined) {
+      const read = this.statements.byId.get(id) as KeyRow | undefined;
+      row = read ? { ...read } : null;
+      // Unknown ids are kept too (a flood of made-up keys then costs no reads), within a bound.
+      if (this.verified.size >= VERIFIED_ENTRIES) this.verified.clear();
+      this.verified.set(id, row);
+    }
+    return row;
   }
 
   async find(idOrName: string): Promise<KeyRecord | null> {
@@ -131,16 +161,19 @@ export class SqliteKeyStore implements KeyStore {
 
   async revoke(id: string): Promise<boolean> {
     this.checkPepper();
+    this.verified.delete(id);
     return Number(this.statements.revoke.run(this.now().toISOString(), id).changes) > 0;
   }
 
   async setLimit(id: string, limit: string): Promise<boolean> {
     this.checkPepper();
+    this.verified.delete(id);
     return Number(this.statements.setLimit.run(normaliseKeyLimit(limit), id).changes) > 0;
   }
 
   async touch(id: string, day: string): Promise<void> {
     this.checkPepper();
+    this.verified.delete(id);
     this.statements.touch.run(day, id, day);
   }
 

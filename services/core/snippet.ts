@@ -44,6 +44,13 @@ function candidatePattern(terms: QueryTerm[]): RegExp {
   return pattern;
 }
 
+/** Math.min of the array without spreading it (spreading copied it once per candidate word). */
+function earliest(values: number[]): number {
+  let least = Infinity;
+  for (const value of values) if (value < least) least = value;
+  return least;
+}
+
 /**
  * Where the query terms occur in `text` (exact or word form), in text order. A regular expression
  * over the raw text finds candidate words (exact forms and stems, also inside compounds); only
@@ -70,7 +77,7 @@ export function findTermMatches(text: string, terms: QueryTerm[], scanLimit = SC
     matches.push({ start, end, term });
     if (matches.length >= MAX_MATCHES) break;
     lastSeen[term] = start;
-    if (stopWithin !== undefined && end - Math.min(...lastSeen) <= stopWithin) break;
+    if (stopWithin !== undefined && end - earliest(lastSeen) <= stopWithin) break;
   }
   if (matches.length > 0) return matches;
   // Irregular forms whose stem is not a substring of the word (rare): analyse word by word.
@@ -82,6 +89,17 @@ export function findTermMatches(text: string, terms: QueryTerm[], scanLimit = SC
 }
 
 const SPACE = /\s/;
+
+/**
+ * Every run of whitespace as one space, like `.replace(/\s+/g, ' ')`, but a lone space — most of
+ * them in running text — is no match: a window of plain prose is returned as it is instead of
+ * being rebuilt around each of its spaces (that was about a third of a search's allocation).
+ */
+const SPACE_TO_COLLAPSE = /\s\s+|[^\S ]/g;
+
+function collapseSpaces(text: string): string {
+  return text.replace(SPACE_TO_COLLAPSE, ' ');
+}
 
 /** Moves `index` back to the start of its word when that is near (else a long word is cut). */
 function cutAtWordStart(text: string, index: number): number {
@@ -129,10 +147,10 @@ export function makeSnippet(text: string, terms: QueryTerm[], length = SNIPPET_L
   while (start < text.length && SPACE.test(text[start])) start++;
   // Raw text long enough to give `length` collapsed characters and the rest of the last word.
   let rawEnd = Math.min(text.length, start + 2 * length);
-  let piece = text.slice(start, rawEnd).replace(/\s+/g, ' ');
+  let piece = collapseSpaces(text.slice(start, rawEnd));
   while (piece.length < length + 32 && rawEnd < text.length) {
     rawEnd = Math.min(text.length, rawEnd + 4 * length);
-    piece = text.slice(start, rawEnd).replace(/\s+/g, ' ');
+    piece = collapseSpaces(text.slice(start, rawEnd));
   }
   const end = cutAtWordEnd(piece, Math.min(piece.length, length));
   const before = hasTextBetween(text, 0, start);

@@ -98,7 +98,12 @@ export async function buildGatewayApp(deps: GatewayDeps): Promise<FastifyInstanc
     const params = parseOrThrow(SearchParameters, readJsonObject(request), ['body']);
     clock?.lap('main.parse');
     const result = await searchDocuments({ index: deps.index, countBudgetMs: deps.countBudgetMs, now: deps.now }, params);
-    if (!clock) return reply.header('cache-control', 'no-store').send(result);
+    // The page itself is returned, not `reply.send(page)`: a returned reply is awaited through an
+    // end-of-stream listener on the response (fastify's Reply.then), a returned value is not.
+    if (!clock) {
+      reply.header('cache-control', 'no-store');
+      return result;
+    }
     clock.skip();
     const body = JSON.stringify(result); // what fastify does with an object without a response schema, timed
     clock.lap('main.serialise');

@@ -19,13 +19,15 @@ export function balanceConnections(app: FastifyInstance, counts: Int32Array, me:
       if (!socket[shedding]) Atomics.sub(counts, me, 1);
     });
   });
-  app.addHook('onSend', async (request, reply) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     const socket = request.raw.socket as Socket & { [shedding]?: boolean };
-    if (socket[shedding] || !overShare(counts, me)) return;
-    // Counted out now, not when it closes: the next answers see the share it leaves.
-    socket[shedding] = true;
-    Atomics.sub(counts, me, 1);
-    reply.header('connection', 'close');
+    if (!socket[shedding] && overShare(counts, me)) {
+      // Counted out now, not when it closes: the next answers see the share it leaves.
+      socket[shedding] = true;
+      Atomics.sub(counts, me, 1);
+      reply.header('connection', 'close');
+    }
+    done(null, payload);
   });
 }
 

@@ -185,6 +185,42 @@ describe('fundus serve with several gateway threads on one port', () => {
     }
   });
 
+  it('a key limited, then revoked by the CLI is held to that by every thread at its next request (threads keep verified keys only while the key file is unchanged)', async () => {
+    const created = await runFundus(['keys', 'create', '--data', data, '--name', 'threads-revoked', '--limit', 'unlimited']);
+    expect(created.code, created.stderr).toBe(0);
+    const key = created.stdout.trim().split('\n').at(-1)!.trim();
+    const served = await startFundus(['--data', data, '--role', 'gateway', '--port', '0'], { FUNDUS_GATEWAY_THREADS: THREADS });
+    /** Requests on new connections until the log shows two threads answering with `status` since `from` lines (bounded). */
+    const untilTwoThreadsAnswer = async (status: number, from: number): Promise<Answer[]> => {
+      const answers: Answer[] = [];
+      for (let round = 0; round < 20; round++) {
+        for (let i = 0; i < 10; i++) answers.push(await search(served, { q: 'Gesetz' }, key));
+        const lines = (await loggedLines(served, from + answers.length, (line) => line.route === '/v1/search')).slice(from);
+        if (new Set(lines.filter((line) => line.status === status).map((line) => line.thread)).size >= 2) return answers;
+      }
+      throw new Error(`fewer than two threads answered ${status} to ${answers.length} requests on new connections`);
+    };
+    const searchLines = () => requestLines(served).filter((line) => line.route === '/v1/search').length;
+    try {
+      // Every thread has verified (and kept) the key.
+      const admitted = await untilTwoThreadsAnswer(200, 0);
+      expect(admitted.every((answer) => answer.status === 200)).toBe(true);
+
+      const limited = await runFundus(['keys', 'set-limit', '--data', data, 'threads-revoked', '--limit', '1/h']);
+      expect(limited.code, limited.stderr).toBe(0);
+      const afterLimit = await untilTwoThreadsAnswer(429, searchLines());
+      expect(afterLimit.filter((answer) => answer.status === 200)).toHaveLength(1);
+      expect(afterLimit.filter((answer) => answer.status === 429)).toHaveLength(afterLimit.length - 1);
+
+      const revoked = await runFundus(['keys', 'revoke', '--data', data, 'threads-revoked']);
+      expect(revoked.code, revoked.stderr).toBe(0);
+      const afterRevoke = await untilTwoThreadsAnswer(401, searchLines());
+      expect(afterRevoke.every((answer) => answer.status === 401)).toBe(true);
+    } finally {
+      await served.stop();
+    }
+  });
+
   it('on SIGTERM every thread turns /readyz to 503 and keeps serving with Connection: close, then the process exits 0', async () => {
     const served = await startFundus(['--data', data, '--role', 'gateway', '--port', '0'], {
       FUNDUS_GATEWAY_THREADS: THREADS,

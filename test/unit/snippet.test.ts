@@ -12,6 +12,11 @@ describe('makeSnippet', () => {
     expect(snippet).toBe('Erste Zeile. Zweite Zeile über die Gärten der Stadt.');
   });
 
+  it('turns every lone whitespace character but a space into a space too (tab, line break, no-break space)', () => {
+    const snippet = makeSnippet('Die\tGärten\nder\u00a0Stadt\u2003liegen \u00a0 am Fluss.', analyzeQuery('Garten'));
+    expect(snippet).toBe('Die Gärten der Stadt liegen am Fluss.');
+  });
+
   it('starts a little before a match deep in the text, at a word start, with ellipses on both sides', () => {
     const text = `${filler(200)} Der Antrag auf Förderung ist bis Ende März zu stellen. ${filler(200)}`;
     const snippet = makeSnippet(text, analyzeQuery('Förderung'));

@@ -12,7 +12,7 @@ import { Fts5FormatError } from './fts5-postings.ts';
 import { ListSearcher } from './list-search.ts';
 import { ScoreLists, scoreListsFile, writeScoreLists, type PhraseSide, type PostingList, type ScoreListsBuild } from './score-lists.ts';
 import { buildHeadTerms, DEEP_HEAD_LIST_LENGTH, DEEP_HEAD_MIN_MATCHES, HEAD_LIST_LENGTH, hasFilters, readHeadList, type HeadList, type HeadTermRanker, type HeadTermsBuild } from './head-terms.ts';
-import { HIT_COLUMNS, prefixed, ROW_COLUMNS, ROW_PARAMS, signatureOf, toDocument, toHitDocument, toRow, type DocumentRow, type HitRow } from './rows.ts';
+import { HIT_COLUMNS, hitDocumentOf, prefixed, ROW_COLUMNS, ROW_PARAMS, signatureOf, toDocument, toRow, type DocumentRow } from './rows.ts';
 import { checkSchemaVersion, createSchema } from './schema.ts';
 import { removeStaleTemporaries } from './stale-files.ts';
 import { closestOf, TitleWindow, TitleWindows } from './title-windows.ts';
@@ -268,12 +268,9 @@ export class SqliteIndex implements DocumentIndex {
     const clock = stageClock(); // null unless FUNDUS_STAGE_TIMINGS (benchmark only)
     // Read the few documents of the page only: sorting whole rows (with text) would cost more than ranking.
     // Hit fields only (the API's pages): the columns a hit shows and its text for the snippet.
-    const page = query.hitFieldsOnly ? (this.documentsBySeq(seqs.slice(0, query.limit), HIT_COLUMNS) as HitRow[]) : this.documentsBySeq(seqs.slice(0, query.limit));
+    const page = query.hitFieldsOnly ? this.hitDocumentsBySeq(seqs.slice(0, query.limit)) : this.documentsBySeq(seqs.slice(0, query.limit)).map((row) => ({ seq: row.seq, document: toDocument(row) }));
     const exactSeqs = (lists && query.terms.length ? lists.exactMatches(query.terms, page.map((row) => row.seq)) : null) ?? this.exactMatches(query, page);
-    const hits: IndexHit[] = page.map((row) => ({
-      document: query.hitFieldsOnly ? toHitDocument(row) : toDocument(row as DocumentRow),
-      matchType: exactSeqs.has(row.seq) ? 'exact' : 'word_form',
-    }));
+    const hits: IndexHit[] = page.map((row) => ({ document: row.document, matchType: exactSeqs.has(row.seq) ? 'exact' : 'word_form' }));
     clock?.lap('worker.fetch');
     return { hits, hasMore: seqs.length > query.limit };
   }
@@ -324,6 +321,26 @@ export class SqliteIndex implements DocumentIndex {
     const rows = this.statement(`SELECT ${columns} FROM documents WHERE seq IN (${seqs.map(() => '?').join(',')})`).all(...seqs) as unknown as DocumentRow[];
     const bySeq = new Map(rows.map((row) => [row.seq, row]));
     return seqs.map((seq) => bySeq.get(seq)!).filter(Boolean);
+  }
+
+  /** A page's hit records (HIT_COLUMNS) in the order of `seqs`, read as arrays (rows.ts `hitDocumentOf`). */
+  private hitDocumentsBySeq(seqs: number[]): { seq: number; document: StoredDocument }[] {
+    if (seqs.length === 0) return [];
+    const sql = `SELECT ${HIT_COLUMNS} FROM documents WHERE seq IN (${seqs.map(() => '?').join(',')})`;
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare(sql);
+      statement.setReturnArrays(true);
+      this.statements.set(sql, statement);
+    }
+    const bySeq = new Map<number, unknown[]>();
+    for (const values of statement.all(...seqs) as unknown as unknown[][]) bySeq.set(values[0] as number, values);
+    const page: { seq: number; document: StoredDocument }[] = [];
+    for (const seq of seqs) {
+      const values = bySeq.get(seq);
+      if (values) page.push({ seq, document: hitDocumentOf(values) });
+    }
+    return page;
   }
 
   private exactMatches(query: IndexQuery, page: { seq: number }[]): Set<number> {

@@ -1,0 +1,179 @@
+// Server CPU per request, A/B: starts `fundus serve --role gateway` on a reused collection once per
+// variant (environment variables switched per variant), runs the sampled mix through HTTP at the
+// given concurrency, and reports the serving process's CPU from /proc (all threads, and per
+// thread name) over answered requests. Variants run interleaved, round after round, so that a
+// shared machine's load falls on all of them alike; on a shared machine only CPU per request (not
+// wall time or throughput) is comparable. Stage timings stay off (they cost CPU themselves).
+//
+//   node_modules/.bin/node scripts/bench/cpu-probe.ts --dir OUT/docs-100000 \
+//     --variant A:FUNDUS_X=0 --variant B:FUNDUS_X=1 [--concurrency 8] [--requests 4000] [--rounds 3] [--node-arg --cpu-prof]
+import { spawn } from 'node:child_process';
+import { openSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { runLoad, SearchClient, type BenchQuery } from './lib/http-load.ts';
+import { machineBusySeconds } from './lib/proc.ts';
+import { createBenchKey } from './lib/serve.ts';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const { values } = parseArgs({
+  options: {
+    dir: { type: 'string' },
+    variant: { type: 'string', multiple: true, default: ['A:'] },
+    concurrency: { type: 'string', default: '8' },
+    requests: { type: 'string', default: '4000' },
+    rounds: { type: 'string', default: '3' },
+    'node-arg': { type: 'string', multiple: true, default: [] },
+    mix: { type: 'string', default: 'sampled-queries.json' },
+    /** Also record the server with `perf record -g` into this file prefix during each measured level (start it with --node-arg=--perf-basic-prof). */
+    perf: { type: 'string' },
+    /** Only check that every variant answers every query of the mix with the same status and bytes (no timing). */
+    compare: { type: 'boolean', default: false },
+    /** Keep the server's standard output (e.g. NODE_OPTIONS=--trace-gc) in this file, one per variant and round. */
+    'server-stdout': { type: 'string' },
+  },
+});
+if (!values.dir) throw new Error('--dir OUT/docs-N (a collection of scripts/bench/search.ts) is required');
+const dir = values.dir;
+const dataDir = join(dir, 'data');
+const queries = (JSON.parse(readFileSync(join(dir, values.mix!), 'utf8')) as { queries: BenchQuery[] }).queries;
+const levels = values.concurrency!.split(',').map(Number);
+const requests = Number(values.requests);
+
+/** `NAME[@ROOT]:VAR=VALUE,...`: ROOT, another checkout (built), serves that variant. */
+function variantOf(spec: string): { name: string; root: string; env: Record<string, string> } {
+  const [named, ...settings] = spec.split(/[:,]/).filter(Boolean);
+  const [name, root = ROOT] = named.split('@');
+  const env: Record<string, string> = {};
+  for (const setting of settings) {
+    const at = setting.indexOf('=');
+    env[setting.slice(0, at)] = setting.slice(at + 1);
+  }
+  return { name, root, env };
+}
+const variants = values.variant!.map(variantOf);
+
+async function serve(root: string, env: Record<string, string>, stdoutFile?: string): Promise<{ pid: number; baseUrl: string; stop(): Promise<void> }> {
+  const child = spawn(process.execPath, [...values['node-arg']!, join(root, 'bin/fundus.js'), 'serve', '--data', dataDir, '--role', 'gateway', '--port', '0'], {
+    stdio: ['ignore', stdoutFile ? openSync(stdoutFile, 'w') : 'ignore', 'pipe'],
+    env: { ...process.env, ...env },
+  });
+  const exited = new Promise<void>((r) => child.on('exit', () => r()));
+  let stderr = '';
+  const baseUrl = await new Promise<string>((ok, fail) => {
+    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+      if (stderr.length < 20_000) stderr += chunk;
+      const match = /fundus gateway: (http:\/\/127\.0\.0\.1:\d+)/.exec(stderr);
+      if (match) ok(match[1]);
+    });
+    void exited.then(() => fail(new Error(`serve exited: ${stderr}`)));
+  });
+  return {
+    pid: child.pid!,
+    baseUrl,
+    async stop() {
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+const key = await createBenchKey(dataDir);
+if (values.compare) {
+  const answers: string[][] = [];
+  for (const variant of variants) {
+    const server = await serve(variant.root, variant.env);
+    const client = new SearchClient(server.baseUrl, key);
+    try {
+      const mine: string[] = [];
+      for (const query of queries) {
+        const reply = await client.send(Buffer.from(JSON.stringify(query.body)), true);
+        mine.push(`${reply.status} ${reply.body?.toString('utf8')}`);
+      }
+      // Headers and error answers too (all but the date), through fetch.
+      const probes: [string, RequestInit][] = [
+        ['/v1/search', { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(queries[0].body) }],
+        ['/v1/search', { method: 'POST', headers: { authorization: `Bearer ${key.slice(0, -4)}AAAA`, 'content-type': 'application/json' }, body: '{"q":"x"}' }],
+        ['/v1/search', { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: '{"q":' }],
+        ['/v1/search', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"q":"Gesetz"}' }],
+        ['/v1/stats', { headers: { authorization: `Bearer ${key}` } }],
+        ['/readyz', {}],
+        ['/v1/nothing', { headers: { authorization: `Bearer ${key}` } }], // keyed: the anonymous budget (1/s) is spent above
+      ];
+      for (const [path, init] of probes) {
+        const response = await fetch(`${server.baseUrl}${path}`, init);
+        const headers = [...response.headers].filter(([name]) => name !== 'date').map(([name, value]) => `${name}: ${value}`).join('; ');
+        mine.push(`${path} ${response.status} ${headers} ${await response.text()}`);
+      }
+      answers.push(mine);
+    } finally {
+      client.close();
+      await server.stop();
+    }
+  }
+  let differing = 0;
+  for (const [v, mine] of answers.entries()) {
+    mine.forEach((answer, q) => {
+      if (answer === answers[0][q]) return;
+      differing++;
+      process.stderr.write(`[probe] ${variants[v].name} differs from ${variants[0].name} on ${queries[q]?.id ?? 'a header probe'}:\n  ${answers[0][q].slice(0, 300)}\n  ${answer.slice(0, 300)}\n`);
+    });
+  }
+  process.stderr.write(`[probe] ${queries.length} queries and 7 header probes, ${variants.length} variants: ${differing} answers differ\n`);
+  process.exit(differing ? 1 : 0);
+}
+const results: Record<string, unknown>[] = [];
+for (let round = 1; round <= Number(values.rounds); round++) {
+  for (const variant of variants) {
+    const server = await serve(variant.root, variant.env, values['server-stdout'] ? `${values['server-stdout']}-${variant.name}-${round}.txt` : undefined);
+    try {
+      // Unmeasured pass: the first use of every statement and page, JIT warm-up.
+      await runLoad({ baseUrl: server.baseUrl, key, queries, concurrency: 8, rounds: 3, maxSeconds: 30, serverPid: server.pid });
+      for (const concurrency of levels) {
+        const perf = values.perf
+          ? spawn('perf', ['record', '-F', '499', '-g', '-p', String(server.pid), '-o', `${values.perf}-${variant.name}-c${concurrency}-${round}.data`], { stdio: 'ignore' })
+          : null;
+        const busyBefore = machineBusySeconds();
+        const run = await runLoad({ baseUrl: server.baseUrl, key, queries, concurrency, rounds: Math.ceil(requests / queries.length), maxSeconds: 60, serverPid: server.pid });
+        const busy = machineBusySeconds() - busyBefore;
+        if (perf) {
+          perf.kill('SIGINT');
+          await new Promise((r) => perf.on('exit', r));
+        }
+        const ok = run.samples.filter((s) => s.status === 200).length;
+        const errors = run.samples.length - ok;
+        const ms = run.samples.map((s) => s.ms).sort((a, b) => a - b);
+        const perThread = Object.fromEntries(
+          Object.entries(run.serverThreadCpuSeconds).filter(([, s]) => s > 0).map(([name, s]) => [name, Math.round((s / ok) * 1e6)]),
+        );
+        const result = {
+          round,
+          variant: variant.name,
+          root: variant.root,
+          env: variant.env,
+          concurrency,
+          requests: ok,
+          errors,
+          serverCpuMicrosPerRequest: Math.round((run.serverCpuSeconds / ok) * 1e6),
+          serverCpuMicrosPerRequestByThread: perThread,
+          throughput: Math.round(ok / run.seconds),
+          p50: ms[Math.floor(ms.length * 0.5)],
+          p99: ms[Math.floor(ms.length * 0.99)],
+          serverCpuCores: +(run.serverCpuSeconds / run.seconds).toFixed(2),
+          clientCpuCores: +(run.clientCpuSeconds / run.seconds).toFixed(2),
+          otherCpuCores: +Math.max(0, (busy - run.serverCpuSeconds - run.clientCpuSeconds) / run.seconds).toFixed(2),
+        };
+        results.push(result);
+        process.stderr.write(
+          `[probe] round ${round} ${variant.name} c=${concurrency}: ${result.serverCpuMicrosPerRequest} µs CPU/request ${JSON.stringify(perThread)}, ` +
+            `${result.throughput}/s, p50 ${result.p50.toFixed(2)} p99 ${result.p99.toFixed(2)} ms, errors ${errors}, other ${result.otherCpuCores} cores\n`,
+        );
+      }
+    } finally {
+      await server.stop();
+    }
+  }
+}
+process.stdout.write(JSON.stringify({ measuredAt: new Date().toISOString(), dir, requests, results }, null, 1) + '\n');

@@ -184,7 +184,7 @@ export function analyzeQuery(q: string): QueryTerm[] {
       const exact = foldExact(text);
       if (!exact || seen.has(exact)) continue;
       seen.add(exact);
-      terms.push({ text, exact, bases: [...queryBases(foldForStemming(text))] });
+      terms.push({ text, exact, bases: queryBases(foldForStemming(text)) });
     }
   }
   return terms;

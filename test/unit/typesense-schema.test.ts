@@ -94,9 +94,9 @@ describe('typesense records', () => {
 
   it('indexes exact and base tokens of title and body, title tokens separately', () => {
     const record = toRecord(doc);
-    expect(record.terms).toEqual(expect.arrayContaining([exactToken('bundestagswahl'), baseToken('wahl'), exactToken('bürgerinnen')]));
+    expect(record.terms).toEqual(expect.arrayContaining([exactToken('bundestagswahl'), baseToken('wahl'), exactToken('buergerinnen')]));
     expect(record.title_terms).toEqual(expect.arrayContaining([exactToken('bundestagswahl')]));
-    expect(record.title_terms).not.toEqual(expect.arrayContaining([exactToken('bürgerinnen')]));
+    expect(record.title_terms).not.toEqual(expect.arrayContaining([exactToken('buergerinnen')]));
     expect(record.all_exact).toContain('bundestagswahl');
     expect(new Set(record.terms as string[]).size).toBe((record.terms as string[]).length);
   });

@@ -503,8 +503,8 @@ const NO_POSTINGS: BlockPostings = { seqs: new Uint32Array(0), frequencies: EMPT
 
 /**
  * A long list read from the file block by block as a query visits them, each block once per query;
- * past LAZY_MAX_BLOCKS blocks or an eighth of them (a query of stop words visits thousands) the whole list is read
- * once through `whole` instead, which keeps it in the list cache.
+ * past LAZY_MAX_BLOCKS blocks or an eighth of them (a query of stop words visits thousands) the
+ * whole list is read once through `whole` instead, which keeps it in the list cache.
  */
 function lazyList(lists: ScoreLists, phrase: Phrase, blocks: ListBlocks, whole: () => PostingList): BlockedList {
   const read = new Map<number, BlockPostings>();

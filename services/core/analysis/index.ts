@@ -33,12 +33,17 @@ const cache = new Map<string, CachedWord>();
 const EMPTY: CachedWord = { exact: '', bases: [], basesText: '' };
 
 function analyzeCached(word: string): CachedWord {
-  const hit = cache.get(word);
+  return remembered(cache, CACHE_LIMIT, word, computeWord);
+}
+
+/** `compute(key)` kept in a cache of at most `limit` entries, the oldest dropped first. */
+function remembered<V>(store: Map<string, V>, limit: number, key: string, compute: (key: string) => V): V {
+  const hit = store.get(key);
   if (hit !== undefined) return hit;
-  const result = computeWord(word);
-  if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value as string);
-  cache.set(word, result);
-  return result;
+  const value = compute(key);
+  if (store.size >= limit) store.delete(store.keys().next().value as string);
+  store.set(key, value);
+  return value;
 }
 
 function computeWord(word: string): CachedWord {
@@ -137,12 +142,7 @@ function queryBases(lower: string): string[] {
   // Query words repeat: the forms of a word are looked up in the lexicon once, then served from a
   // bounded cache, the oldest dropped first (the look-ups of word-forms.ts and the compound
   // splitter were about 5 % of a search's CPU at 100k documents).
-  const hit = queryCache.get(lower);
-  if (hit !== undefined) return [...hit];
-  const bases = computeQueryBases(lower);
-  if (queryCache.size >= QUERY_CACHE_LIMIT) queryCache.delete(queryCache.keys().next().value as string);
-  queryCache.set(lower, bases);
-  return [...bases];
+  return [...remembered(queryCache, QUERY_CACHE_LIMIT, lower, computeQueryBases)];
 }
 
 const QUERY_CACHE_LIMIT = 20_000;

@@ -346,16 +346,23 @@ export class ListSearcher {
 
   /** Scores `seqs` (documents that match every word) as FTS5 does: phrase by phrase in the query's order. */
   private rescore(inQueryOrder: Phrase[][], seqs: number[]): void {
-    const { score } = this;
     const norm = this.lists.lengthNorm;
     const lists = inQueryOrder.flatMap((phrases) => phrases.map((phrase) => this.listOf(phrase)));
+    this.sumInOrder(
+      lists.map((list) => (seq) => {
+        const i = search(list.seqs, seq);
+        return i < 0 ? 0 : list.scores ? list.scores[i] : phraseScore(list.idf ?? 0, list.frequencies![i], norm[seq]);
+      }),
+      seqs,
+    );
+  }
+
+  /** Each of `seqs` scored as the sum of its phrases' scores, added in the order given (FTS5's: the query's). */
+  private sumInOrder(phraseScores: ((seq: number) => number)[], seqs: number[]): void {
     for (const seq of seqs) {
       let sum = 0;
-      for (const list of lists) {
-        const i = search(list.seqs, seq);
-        if (i >= 0) sum += list.scores ? list.scores[i] : phraseScore(list.idf ?? 0, list.frequencies![i], norm[seq]);
-      }
-      score[seq] = sum;
+      for (const scoreOf of phraseScores) sum += scoreOf(seq);
+      this.score[seq] = sum;
     }
   }
 
@@ -383,20 +390,17 @@ export class ListSearcher {
     const reordered = words.some((word, i) => word !== inQueryOrder[i]);
     const { blockBits } = this.scratch;
     const rescore = reordered
-      ? (seqs: number[]) => {
-          const lists = inQueryOrder.flatMap((phrases) => phrases.map(blockedList));
-          for (const seq of seqs) {
-            let sum = 0;
-            for (const list of lists) {
+      ? (seqs: number[]) =>
+          this.sumInOrder(
+            inQueryOrder.flatMap((phrases) => phrases.map(blockedList)).map((list) => (seq) => {
               const bits = list.blocks.bits;
-              if (bits && (bits[seq >>> 5] & (1 << (seq & 31))) === 0) continue;
+              if (bits && (bits[seq >>> 5] & (1 << (seq & 31))) === 0) return 0;
               const { seqs: at, frequencies, scores, from, to } = list.postings(seq >>> blockBits);
               const i = searchRange(at, from, to, seq);
-              if (i >= 0) sum += scores ? scores[i] : phraseScore(list.idf, frequencies![i], lengthNorm[seq]);
-            }
-            this.score[seq] = sum;
-          }
-        }
+              return i < 0 ? 0 : scores ? scores[i] : phraseScore(list.idf, frequencies![i], lengthNorm[seq]);
+            }),
+            seqs,
+          )
       : null;
     return blockedTopK(blockedWords, filter, wanted, lengthNorm, this.scratch, rescore, NEAR_TIE);
   }

@@ -21,6 +21,7 @@ const prepared = queries.map(({ body }) =>
 );
 const timings = queries.map(() => [] as number[]);
 const plans: string[] = [];
+const blocks: string[] = [];
 for (let round = 0; round <= Number(values.rounds); round++) {
   prepared.forEach((query, i) => {
     if (!query) return;
@@ -28,6 +29,8 @@ for (let round = 0; round <= Number(values.rounds); round++) {
     index.searchSync(query);
     if (round > 0) timings[i].push(performance.now() - started);
     plans[i] = index.lastPlan;
+    const visited = index.lastBlocks;
+    blocks[i] = visited ? `${visited.visited}/${visited.blocks}` : '';
   });
 }
 const classes = [...new Set(queries.map((q) => q.class))];
@@ -44,5 +47,10 @@ console.log(
   ),
 );
 const slowest = queries.map((q, i) => ({ q, i, min: Math.min(...timings[i]), p50: summarize(timings[i]).p50 })).sort((a, b) => b.min - a.min).slice(0, Number(values.slowest));
-console.log(table(['query', 'class', 'body', 'min ms', 'p50 ms', 'plan'], slowest.map(({ q, i, min, p50 }) => [q.id, q.class, JSON.stringify(q.body), round(min), p50, plans[i]])));
+console.log(
+  table(
+    ['query', 'class', 'body', 'min ms', 'p50 ms', 'plan', 'blocks scored'],
+    slowest.map(({ q, i, min, p50 }) => [q.id, q.class, JSON.stringify(q.body), round(min), p50, plans[i], blocks[i]]),
+  ),
+);
 await index.close();

@@ -114,7 +114,7 @@ describe('score lists against FTS5 on random collections', () => {
       }
       expect(stored).toBeGreaterThan(20);
       lists.close();
-      // Binary search only (ranks never), ranks wherever they apply, and block-max for every query.
+      // Binary search only (ranks never), ranks wherever they apply, block-max for every query, and probes.
       const readers = [
         new SqliteIndex({ file, readOnly: true, rankAllUpTo: Number.POSITIVE_INFINITY, blockedFrom: Number.POSITIVE_INFINITY, rankedFrom: Number.POSITIVE_INFINITY }),
         new SqliteIndex({ file, readOnly: true, rankAllUpTo: Number.POSITIVE_INFINITY, blockedFrom: Number.POSITIVE_INFINITY, rankedFrom: 0 }),
@@ -123,6 +123,9 @@ describe('score lists against FTS5 on random collections', () => {
         // Block-max with every list read block by block from the file (a million documents' common words), cached or not.
         new SqliteIndex({ file, readOnly: true, rankAllUpTo: Number.POSITIVE_INFINITY, blockedFrom: 0, lazyFrom: 0, listCacheBytes: 64 }),
         new SqliteIndex({ file, readOnly: true, rankAllUpTo: Number.POSITIVE_INFINITY, blockedFrom: 0, lazyFrom: 0 }),
+        // Long lists not in memory probed through their block data for few candidates (frequencies read by block, or whole).
+        new SqliteIndex({ file, readOnly: true, rankAllUpTo: Number.POSITIVE_INFINITY, blockedFrom: Number.POSITIVE_INFINITY, lazyFrom: 0, listCacheBytes: 64 }),
+        new SqliteIndex({ file, readOnly: true, rankAllUpTo: Number.POSITIVE_INFINITY, blockedFrom: Number.POSITIVE_INFINITY, lazyFrom: 0, probeWholeFrom: Number.POSITIVE_INFINITY }),
       ];
       for (const [r, reader] of readers.entries()) {
         for (const [i, query] of queries.entries()) {

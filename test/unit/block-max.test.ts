@@ -61,6 +61,7 @@ describe('block-max top-k', () => {
         matches: new Int32Array(bitSetWords(maxSeq)),
         wordBits: new Int32Array(bitSetWords(maxSeq)),
         keys: new Float64Array(blockCount(maxSeq)),
+        bounds: new Float64Array(blockCount(maxSeq)),
         blockBits: blockBitsFor(maxSeq),
       };
       const filter = new Int32Array(bitSetWords(maxSeq));
@@ -76,7 +77,9 @@ describe('block-max top-k', () => {
         const blocked: BlockedWord[] = words.map((lists) => lists.map((list) => residentList(list, blocksOf(list, lengthNorm, maxSeq))));
         const expected = plainTopK(words, filtered ? filter : null, wanted, lengthNorm, maxSeq);
         expect(expected.total).toBeGreaterThan(wanted);
-        expect(blockedTopK(blocked, filtered ? filter : null, wanted, lengthNorm, scratch)).toEqual(expected);
+        const page = blockedTopK(blocked, filtered ? filter : null, wanted, lengthNorm, scratch);
+        expect({ best: page.best, total: page.total }).toEqual(expected);
+        expect(page.visited).toBeLessThanOrEqual(page.blocks);
       }
     });
   }

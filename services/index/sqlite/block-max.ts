@@ -201,21 +201,28 @@ class TopK {
 /**
  * Orders the blocks holding matches by their bound, highest first: bound and block number share
  * one float (the number in the lowest mantissa bits of the nudged bound), so the engine's native
- * sort of a Float64Array does it. Returns the keys, ascending: read them from the end.
+ * sort of a Float64Array does it. Returns the keys, ascending: read them from the end. `bounds`
+ * is scratch space, a float per block.
  */
-function blockOrder(matches: Int32Array, words: BlockedWord[], keys: Float64Array, wordsPerBlock: number): Float64Array {
+function blockOrder(matches: Int32Array, words: BlockedWord[], keys: Float64Array, bounds: Float64Array, wordsPerBlock: number): Float64Array {
   const halves = new Uint32Array(2);
   const key = new Float64Array(halves.buffer);
   const blocks = keys.length;
+  // List by list over contiguous arrays (each block's sum is added in the same order as block by block).
+  bounds.fill(0);
+  for (const word of words) {
+    for (const list of word) {
+      const maxima = list.blocks.maxima;
+      for (let b = 0; b < blocks; b++) bounds[b] += maxima[b];
+    }
+  }
   let n = 0;
   for (let b = 0; b < blocks; b++) {
     const w = b * wordsPerBlock;
     let any = 0;
     for (let i = 0; i < wordsPerBlock && w + i < matches.length; i++) any |= matches[w + i];
     if (any === 0) continue;
-    let bound = 0;
-    for (const word of words) for (const list of word) bound += list.blocks.maxima[b];
-    key[0] = bound * BOUND_NUDGE;
+    key[0] = bounds[b] * BOUND_NUDGE;
     halves[0] = ((halves[0] >>> BLOCK_NUMBER_BITS) << BLOCK_NUMBER_BITS) | b; // little-endian: [0] holds the low mantissa bits
     keys[n++] = key[0];
   }
@@ -231,6 +238,9 @@ export interface BlockedPage {
   /** The best `wanted` row ids, best first. */
   best: number[];
   total: number;
+  /** Blocks scored, of the blocks holding matches (for profiles). */
+  visited: number;
+  blocks: number;
 }
 
 /**
@@ -243,7 +253,7 @@ export function blockedTopK(
   filter: Int32Array | null,
   wanted: number,
   lengthNorm: Float64Array,
-  scratch: { score: Float64Array; matches: Int32Array; wordBits: Int32Array; keys: Float64Array; blockBits: number },
+  scratch: { score: Float64Array; matches: Int32Array; wordBits: Int32Array; keys: Float64Array; bounds: Float64Array; blockBits: number },
   rescore: ((seqs: number[]) => void) | null = null,
   nearTie = 2 ** -36,
 ): BlockedPage {
@@ -257,9 +267,9 @@ export function blockedTopK(
   }
   if (filter) andInto(matches, filter);
   const total = countBits(matches);
-  if (total === 0 || wanted <= 0) return { best: [], total };
+  if (total === 0 || wanted <= 0) return { best: [], total, visited: 0, blocks: 0 };
 
-  const keys = blockOrder(matches, words, scratch.keys, wordsPerBlock);
+  const keys = blockOrder(matches, words, scratch.keys, scratch.bounds, wordsPerBlock);
   const top = new TopK(Math.min(wanted, total), score);
   const halves = new Uint32Array(2);
   const unpack = { halves, key: new Float64Array(halves.buffer) };
@@ -293,7 +303,8 @@ export function blockedTopK(
       for (let bits = matches[w]; bits !== 0; bits &= bits - 1) top.offer((w << 5) | (31 - Math.clz32(bits & -bits)));
     }
   }
-  if (!rescore || top.size === 0) return { best: top.sorted(), total };
+  const visited = keys.length - 1 - stopped;
+  if (!rescore || top.size === 0) return { best: top.sorted(), total, visited, blocks: keys.length };
   // The words were summed in another order than FTS5's: every match scored so far that comes
   // within a hair of the page's worst is scored again in FTS5's order (the nudged bounds
   // guarantee that no unvisited block holds one), and the page is chosen from those.
@@ -310,5 +321,5 @@ export function blockedTopK(
     }
   }
   rescore(near);
-  return { best: near.sort((a, b) => (better(score, a, b) ? -1 : 1)).slice(0, wanted), total };
+  return { best: near.sort((a, b) => (better(score, a, b) ? -1 : 1)).slice(0, wanted), total, visited, blocks: keys.length };
 }

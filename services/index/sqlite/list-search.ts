@@ -1,6 +1,7 @@
 import type { QueryTerm } from '../../core/analysis/index.ts';
 import type { IndexQuery } from '../../core/index-port.ts';
 import { LruCache } from '../../core/lru-cache.ts';
+import { bitCount } from '../../core/text.ts';
 import { hostSuffixes } from '../../core/urls.ts';
 import { better, bitSetWords, blockBitsFor, blockCount, blockedTopK, blocksOf, listBlocksBytes, residentList, type BlockedList, type BlockPostings, type ListBlocks } from './block-max.ts';
 import { indexOf, rankedBitsBytes, rankedBitsOf, type RankedBits } from './ranked-bits.ts';
@@ -64,14 +65,18 @@ export class ListSearcher {
 
   /** From this many documents on, a blocked query reads a list block by block from the file unless it is cached whole. */
   private readonly lazyFrom: number;
+  /** From this many candidates on, a probed list's frequencies are read whole rather than block by block (`probedList`). */
+  private readonly probeWholeFrom: number;
 
-  constructor(lists: ScoreLists, unlisted: UnlistedPhrase, options: { blockedFrom?: number; cacheBytes?: number; rankedFrom?: number; blockCacheBytes?: number; lazyFrom?: number } = {}) {
+  constructor(lists: ScoreLists, unlisted: UnlistedPhrase, options: { blockedFrom?: number; cacheBytes?: number; rankedFrom?: number; blockCacheBytes?: number; lazyFrom?: number; memoryShare?: number; probeWholeFrom?: number } = {}) {
     this.lists = lists;
     this.unlisted = unlisted;
-    this.cacheBytes = options.cacheBytes ?? LIST_CACHE_BYTES;
+    const share = options.memoryShare ?? 1;
+    this.cacheBytes = options.cacheBytes ?? LIST_CACHE_BYTES * share;
     this.cache = new LruCache(this.cacheBytes, (list) => this.retired.push(list));
-    this.blockCache = new LruCache(options.blockCacheBytes ?? BLOCK_CACHE_BYTES, (blocks) => this.retiredBlocks.push(blocks));
+    this.blockCache = new LruCache(options.blockCacheBytes ?? BLOCK_CACHE_BYTES * share, (blocks) => this.retiredBlocks.push(blocks));
     this.lazyFrom = options.lazyFrom ?? LAZY_MIN_DOCUMENTS;
+    this.probeWholeFrom = options.probeWholeFrom ?? Math.ceil(blockCount(lists.maxSeq) / PROBE_BLOCKS_RATIO);
     const size = lists.maxSeq + 1;
     this.mark = new Uint8Array(size);
     this.score = new Float64Array(size);
@@ -82,9 +87,13 @@ export class ListSearcher {
     this.rankedFrom = options.rankedFrom ?? Math.max(RANKED_MIN_DOCUMENTS, (size >>> 5) + 1);
   }
 
+  /** Blocks the last blocked query scored, of those holding matches (null: it was not blocked); for profiles. */
+  lastBlocks: { visited: number; blocks: number } | null = null;
+
   /** The page of `query`, or null when this path does not take it (FTS5 answers instead). */
   search(query: IndexQuery): ListPage | null {
     this.releaseRetired();
+    this.lastBlocks = null;
     if (query.order !== 'relevance' || query.terms.length === 0 || query.terms.length > MAX_WORDS) return null;
     if (query.minAgeDate && !(this.lists.agesComparable && /^\d{4}-\d{2}-\d{2}$/.test(query.minAgeDate))) return null;
     const inQueryOrder = query.terms.map(phrasesOf);
@@ -104,6 +113,7 @@ export class ListSearcher {
     if (firstWord >= this.blockedFrom && (!facet || facet.size >= this.blockedFrom) && wanted <= BLOCKED_MAX_WANTED) {
       // Many matches for a page near the top: block-max top-k, the total from bit sets.
       const page = this.blocked(words, inQueryOrder, passes ? this.filterBits(query, passes, facet) : null, wanted);
+      this.lastBlocks = { visited: page.visited, blocks: page.blocks };
       seqs = page.best.slice(query.offset);
       total = page.total;
     } else {
@@ -179,6 +189,21 @@ export class ListSearcher {
       const out = this.reached;
       let reached = 0;
       for (const phrase of words[k]) {
+        const probe = first ? null : this.probeOf(phrase, count);
+        if (probe) {
+          // A long list not in memory and few candidates: each looked up in the list's block data.
+          for (let c = 0; c < count; c++) {
+            const seq = previous[c];
+            const phraseScore = probe(seq);
+            if (phraseScore < 0) continue;
+            if (mark[seq] === before) {
+              mark[seq] = after;
+              out[reached++] = seq;
+            }
+            score[seq] += phraseScore;
+          }
+          continue;
+        }
         const list = this.listOf(phrase);
         const seqs = list.seqs;
         // One of the two is set: stored frequencies (scored here) or FTS5's scores.
@@ -347,14 +372,39 @@ export class ListSearcher {
   /** Scores `seqs` (documents that match every word) as FTS5 does: phrase by phrase in the query's order. */
   private rescore(inQueryOrder: Phrase[][], seqs: number[]): void {
     const norm = this.lists.lengthNorm;
-    const lists = inQueryOrder.flatMap((phrases) => phrases.map((phrase) => this.listOf(phrase)));
     this.sumInOrder(
-      lists.map((list) => (seq) => {
-        const i = search(list.seqs, seq);
-        return i < 0 ? 0 : list.scores ? list.scores[i] : phraseScore(list.idf ?? 0, list.frequencies![i], norm[seq]);
-      }),
+      inQueryOrder.flatMap((phrases) =>
+        phrases.map((phrase) => {
+          const probe = this.probeOf(phrase, seqs.length);
+          if (probe) return (seq: number) => Math.max(0, probe(seq));
+          const list = this.listOf(phrase);
+          return (seq: number) => {
+            const i = search(list.seqs, seq);
+            return i < 0 ? 0 : list.scores ? list.scores[i] : phraseScore(list.idf ?? 0, list.frequencies![i], norm[seq]);
+          };
+        }),
+      ),
       seqs,
     );
+  }
+
+  /**
+   * A long list's score of a row id (-1: not in the list) without reading the list: when it is not
+   * in memory and `candidates` are far fewer than its documents, its bit set tells membership, the
+   * block starts and a pop count the posting's index, and only frequencies are read (`probedList`).
+   */
+  private probeOf(phrase: Phrase, candidates: number): ((seq: number) => number) | null {
+    const key = keyOf(phrase);
+    if (this.cache.peek(key)) return null;
+    const documents = this.lists.documentsOf(phrase.side, phrase.token);
+    if (documents === null || documents < this.lazyFrom || candidates * RANKED_PROBE_RATIO >= documents) return null;
+    let blocks = this.blockCache.get(key);
+    if (!blocks) {
+      const stored = this.lists.readBlocks(phrase.side, phrase.token);
+      if (!stored) return null;
+      this.blockCache.set(key, (blocks = stored), listBlocksBytes(stored));
+    }
+    return blocks.bits ? probedList(this.lists, phrase, blocks, candidates >= this.probeWholeFrom) : null;
   }
 
   /** Each of `seqs` scored as the sum of its phrases' scores, added in the order given (FTS5's: the query's). */
@@ -377,6 +427,7 @@ export class ListSearcher {
       matches: new Int32Array(bitSetWords(maxSeq)),
       wordBits: new Int32Array(bitSetWords(maxSeq)),
       keys: new Float64Array(blockCount(maxSeq)),
+      bounds: new Float64Array(blockCount(maxSeq)),
       blockBits: blockBitsFor(maxSeq),
     };
     const byKey = new Map<string, BlockedList>();
@@ -515,6 +566,7 @@ function lazyList(lists: ScoreLists, phrase: Phrase, blocks: ListBlocks, whole: 
   const idf = inverseDocumentFrequency(lists.rows, lists.documentsOf(phrase.side, phrase.token)!);
   let list: PostingList | null = null;
   const maxBlocks = Math.min(LAZY_MAX_BLOCKS, blocks.starts.length >>> 3);
+  const blockBits = blockBitsFor(lists.maxSeq);
   return {
     blocks,
     idf,
@@ -528,13 +580,63 @@ function lazyList(lists: ScoreLists, phrase: Phrase, blocks: ListBlocks, whole: 
       }
       let postings = read.get(block);
       if (!postings) {
-        postings = from === to ? NO_POSTINGS : { ...lists.readRange(phrase.side, phrase.token, from, to), scores: null, from: 0, to: to - from };
+        // The block's row ids are its bits (lazy lists have a bit set): only frequencies are read.
+        postings =
+          from === to
+            ? NO_POSTINGS
+            : { seqs: seqsOfBlock(blocks.bits!, block, blockBits, to - from), frequencies: lists.readFrequencies(phrase.side, phrase.token, from, to), scores: null, from: 0, to: to - from };
         read.set(block, postings);
       }
       return postings;
     },
   };
 }
+
+/** The row ids of a block of a list, from the list's bit set, ascending. */
+function seqsOfBlock(bits: Int32Array, block: number, blockBits: number, n: number): Uint32Array {
+  const seqs = new Uint32Array(n);
+  const first = block << (blockBits - 5);
+  const last = Math.min(first + (1 << (blockBits - 5)), bits.length);
+  let k = 0;
+  for (let w = first; w < last; w++) for (let word = bits[w]; word !== 0; word &= word - 1) seqs[k++] = (w << 5) | (31 - Math.clz32(word & -word));
+  return seqs;
+}
+
+/**
+ * Scores of a long list for a few row ids (-1 for those not in it), from its block data: the bit
+ * set answers membership, the block's first index plus a pop count within the block gives the
+ * posting's index, and frequencies are read from the file — a block's at a time for a handful of
+ * candidates, else all of them in one read (a third of the list's bytes, and no row ids).
+ */
+function probedList(lists: ScoreLists, phrase: Phrase, blocks: ListBlocks, readWhole: boolean): (seq: number) => number {
+  const bits = blocks.bits!;
+  const { starts } = blocks;
+  const documents = lists.documentsOf(phrase.side, phrase.token)!;
+  const idf = inverseDocumentFrequency(lists.rows, documents);
+  const norm = lists.lengthNorm;
+  const blockBits = blockBitsFor(lists.maxSeq);
+  const wordsPerBlock = 1 << (blockBits - 5);
+  const all = readWhole ? lists.readFrequencies(phrase.side, phrase.token, 0, documents) : null;
+  const byBlock = new Map<number, Uint16Array>();
+  return (seq) => {
+    const w = seq >>> 5;
+    const bit = 1 << (seq & 31);
+    if ((bits[w] & bit) === 0) return -1;
+    const block = seq >>> blockBits;
+    let within = bitCount(bits[w] & (bit - 1));
+    for (let v = block * wordsPerBlock; v < w; v++) within += bitCount(bits[v]);
+    let frequency: number;
+    if (all) frequency = all[starts[block] + within];
+    else {
+      let frequencies = byBlock.get(block);
+      if (!frequencies) byBlock.set(block, (frequencies = lists.readFrequencies(phrase.side, phrase.token, starts[block], starts[block + 1])));
+      frequency = frequencies[within];
+    }
+    return phraseScore(idf, frequency, norm[seq]);
+  };
+}
+/** Candidates per block from which a probed list's frequencies are read whole rather than block by block. */
+const PROBE_BLOCKS_RATIO = 16;
 const BLOCKED_MIN_DOCUMENTS = 4096;
 /** Deeper pages are selected from all matches: block bounds prune little when thousands of rows must be kept. */
 const BLOCKED_MAX_WANTED = 2048;

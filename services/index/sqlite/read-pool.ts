@@ -65,7 +65,7 @@ export class SqliteReadPool implements DocumentIndex {
     }
     const url = siblingUrl('read-worker');
     for (let i = 0; i < Math.max(1, options.workers); i++) {
-      const worker = new Worker(url, { workerData: { file: options.file }, execArgv: process.execArgv.filter((arg) => !arg.startsWith('--input-type')) });
+      const worker = new Worker(url, { workerData: { file: options.file, memoryShare: 1 / Math.max(1, options.workers) }, execArgv: process.execArgv.filter((arg) => !arg.startsWith('--input-type')) });
       const slot = { worker, busy: 0 };
       worker.on('message', (reply: ReadReply) => {
         slot.busy--;

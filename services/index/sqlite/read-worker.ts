@@ -9,7 +9,8 @@ import type { ReadRequest, ReadReply } from './read-pool.ts';
 
 const port = parentPort;
 if (!port) throw new Error('read-worker.ts must run as a worker thread');
-const index = new SqliteIndex({ file: (workerData as { file: string }).file, readOnly: true });
+const { file, memoryShare } = workerData as { file: string; memoryShare: number };
+const index = new SqliteIndex({ file, readOnly: true, memoryShare });
 analyzeWord('Bundestagswahl'); // loads the compound lexicon now, not during the first search
 
 async function answer(request: ReadRequest): Promise<unknown> {

@@ -523,6 +523,14 @@ export class ScoreLists {
     return { seqs, frequencies };
   }
 
+  /** Weighted frequencies `from`..`to` of a list, alone: one read (a list with a bit set knows its row ids from it). */
+  readFrequencies(side: PhraseSide, token: string, from: number, to: number): Uint16Array {
+    const entry = this.entries[side].get(token)!;
+    const frequencies = new Uint16Array(to - from);
+    if (to > from) readSync(this.fd, new Uint8Array(frequencies.buffer), 0, frequencies.byteLength, entry.offset + 4 * entry.documents + 2 * from);
+    return frequencies;
+  }
+
   close(): void {
     closeSync(this.fd);
   }

@@ -28,10 +28,18 @@ export interface SqliteIndexOptions {
   blockedFrom?: number;
   /** Bytes of posting lists a reader keeps decoded (default: list-search.ts). */
   listCacheBytes?: number;
+  /**
+   * The share of a process's cache budget this reader takes (default 1): a process that searches
+   * with several readers (serving threads, read workers) gives each a part, so that its memory
+   * does not grow with its threads.
+   */
+  memoryShare?: number;
   /** From how many documents a list is looked up through its bit set and ranks (default: list-search.ts; tests lower it). */
   rankedFrom?: number;
   /** From how many documents a blocked query reads a list block by block from the file (default: list-search.ts; tests lower it). */
   lazyFrom?: number;
+  /** From how many candidates a probed list's frequencies are read whole (default: list-search.ts; tests raise it). */
+  probeWholeFrom?: number;
 }
 
 /** A reader opened before the index can be read: nothing ingested yet, or a writer holds the lock. */
@@ -46,6 +54,7 @@ const RANK_ALL_UP_TO = 4000;
  * OS page cache (which the kernel shares and can drop), which keeps memory flat as the index grows.
  */
 export const READ_PRAGMAS = 'PRAGMA mmap_size = 268435456; PRAGMA cache_size = -32768; PRAGMA temp_store = MEMORY';
+const READ_CACHE_KIB = 32_768;
 /** The writer's: the same map, a larger cache for the b-tree pages that inserts touch. */
 const WRITE_PRAGMAS = 'PRAGMA wal_autocheckpoint = 65536; PRAGMA mmap_size = 268435456; PRAGMA cache_size = -65536; PRAGMA temp_store = MEMORY';
 const COUNT_SLICE = 32_768; // row ids per counting statement at first
@@ -70,8 +79,10 @@ export class SqliteIndex implements DocumentIndex {
   private readonly rankAllUpTo: number;
   private readonly blockedFrom: number | undefined;
   private readonly listCacheBytes: number | undefined;
+  private readonly memoryShare: number;
   private readonly rankedFrom: number | undefined;
   private readonly lazyFrom: number | undefined;
+  private readonly probeWholeFrom: number | undefined;
   private readonly readOnly: boolean;
   private readonly db: DatabaseSync;
   private readonly statements = new Map<string, StatementSync>();
@@ -81,8 +92,10 @@ export class SqliteIndex implements DocumentIndex {
     this.rankAllUpTo = options.rankAllUpTo ?? RANK_ALL_UP_TO;
     this.blockedFrom = options.blockedFrom;
     this.listCacheBytes = options.listCacheBytes;
+    this.memoryShare = Math.min(1, Math.max(1 / 64, options.memoryShare ?? 1));
     this.rankedFrom = options.rankedFrom;
     this.lazyFrom = options.lazyFrom;
+    this.probeWholeFrom = options.probeWholeFrom;
     this.readOnly = options.readOnly ?? false;
     if (options.file !== ':memory:' && !options.readOnly) mkdirSync(dirname(options.file), { recursive: true });
     // A reader never writes, not even the empty layout: before the first ingestion there is nothing
@@ -115,6 +128,7 @@ export class SqliteIndex implements DocumentIndex {
       }
     }
     this.db.exec(options.readOnly ? READ_PRAGMAS : WRITE_PRAGMAS);
+    if (options.readOnly && this.memoryShare < 1) this.db.exec(`PRAGMA cache_size = -${Math.round(READ_CACHE_KIB * this.memoryShare)}`);
   }
 
   private statement(sql: string): StatementSync {
@@ -171,11 +185,16 @@ export class SqliteIndex implements DocumentIndex {
   private readState(): ReadState {
     const version = this.readOnly ? this.dataVersion() : -1;
     if (this.lastReadState && this.lastReadState.version === version && version >= 0) return this.lastReadState;
-    this.lastReadState = { version, lists: this.freshScoreLists(), headLists: new LruCache(HEAD_LIST_CACHE_BYTES) };
+    this.lastReadState = { version, lists: this.freshScoreLists(), headLists: new LruCache(HEAD_LIST_CACHE_BYTES * this.memoryShare) };
     return this.lastReadState;
   }
 
   private scoreLists: ListSearcher | null = null;
+
+  /** Blocks the last search scored on the block-max path, of those holding matches (profiles only). */
+  get lastBlocks(): { visited: number; blocks: number } | null {
+    return this.lastPlan === 'score_lists' ? (this.scoreLists?.lastBlocks ?? null) : null;
+  }
 
   /** The score lists, if they were built at the index's current generation (else FTS5 answers). */
   private freshScoreLists(): ListSearcher | null {
@@ -196,8 +215,10 @@ export class SqliteIndex implements DocumentIndex {
     this.scoreLists = new ListSearcher(opened, (side, token) => this.unlistedPhrase(side, token), {
       blockedFrom: this.blockedFrom,
       cacheBytes: this.listCacheBytes,
+      memoryShare: this.memoryShare,
       rankedFrom: this.rankedFrom,
       lazyFrom: this.lazyFrom,
+      probeWholeFrom: this.probeWholeFrom,
     });
     return this.scoreLists;
   }

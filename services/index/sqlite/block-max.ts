@@ -45,6 +45,8 @@ export interface ListBlocks {
 }
 
 const SCORED_LIST_MAX = 1 << 16;
+/** A block's matches are looked up in a list with a bit set, rather than all its postings added, when the postings are this many times more. */
+const SPARSE_MATCHES = 2;
 
 export function bitSetWords(maxSeq: number): number {
   return (maxSeq >>> 5) + 1;
@@ -107,6 +109,7 @@ export interface BlockedList {
   idf: number;
   /** The whole list's row ids when in memory (a short list without a bit set is OR-ed from them). */
   seqs: Uint32Array | null;
+  /** A block's postings; the object may be reused by the next call. */
   postings(block: number): BlockPostings;
 }
 
@@ -117,7 +120,17 @@ export function residentList(list: PostingList, blocks: ListBlocks): BlockedList
   const { seqs } = list;
   const frequencies = list.frequencies ?? null;
   const scores = blocks.scores;
-  return { blocks, idf: list.idf ?? 0, seqs, postings: (block) => ({ seqs, frequencies, scores, from: blocks.starts[block], to: blocks.starts[block + 1] }) };
+  const at: BlockPostings = { seqs, frequencies, scores, from: 0, to: 0 }; // one object, refilled: callers read it at once
+  return {
+    blocks,
+    idf: list.idf ?? 0,
+    seqs,
+    postings(block) {
+      at.from = blocks.starts[block];
+      at.to = blocks.starts[block + 1];
+      return at;
+    },
+  };
 }
 
 /** The documents of a list added to a bit set. */
@@ -208,12 +221,26 @@ function blockOrder(matches: Int32Array, words: BlockedWord[], keys: Float64Arra
   const halves = new Uint32Array(2);
   const key = new Float64Array(halves.buffer);
   const blocks = keys.length;
-  // List by list over contiguous arrays (each block's sum is added in the same order as block by block).
+  // List by list over contiguous arrays. A list with a bit set adds its maximum only to blocks
+  // where it holds a match: a word matches through any of its lists (its exact form, its base
+  // forms, a compound's parts), and a list that none of a block's matches are in cannot raise
+  // their scores there.
   bounds.fill(0);
   for (const word of words) {
     for (const list of word) {
-      const maxima = list.blocks.maxima;
-      for (let b = 0; b < blocks; b++) bounds[b] += maxima[b];
+      const { maxima, bits } = list.blocks;
+      if (!bits) {
+        for (let b = 0; b < blocks; b++) bounds[b] += maxima[b];
+        continue;
+      }
+      for (let b = 0; b < blocks; b++) {
+        if (maxima[b] === 0) continue;
+        const w = b * wordsPerBlock;
+        const end = Math.min(w + wordsPerBlock, matches.length);
+        let shared = 0;
+        for (let i = w; i < end; i++) shared |= bits[i] & matches[i];
+        if (shared !== 0) bounds[b] += maxima[b];
+      }
     }
   }
   let n = 0;
@@ -286,15 +313,32 @@ export function blockedTopK(
     for (let w = firstWord; w < lastWord; w++) {
       for (let bits = matches[w]; bits !== 0; bits &= bits - 1) score[(w << 5) | (31 - Math.clz32(bits & -bits))] = 0;
     }
-    // Every posting of the block is added, in list order: the sums of the matches come out as in
-    // a walk of the lists, and a row that does not match is never read (no test per posting).
+    let matchCount = 0;
+    for (let w = firstWord; w < lastWord; w++) if (matches[w] !== 0) matchCount += bitCount(matches[w]);
+    // Lists are added in order, so the sums of the matches come out as in a walk of the lists.
     for (const word of words) {
       for (const list of word) {
         const { seqs, frequencies, scores, from, to } = list.postings(block);
-        if (scores) {
+        const idf = list.idf;
+        const listBits = list.blocks.bits;
+        if (listBits && matchCount * SPARSE_MATCHES < to - from) {
+          // Few matches among many postings: each match found in the list by its bit set (a
+          // posting's index is the block's first plus the bits before it), the rest left unread.
+          let before = from;
+          for (let w = firstWord; w < lastWord; w++) {
+            const inList = listBits[w];
+            for (let bits = matches[w] & inList; bits !== 0; bits &= bits - 1) {
+              const low = bits & -bits;
+              const seq = (w << 5) | (31 - Math.clz32(low));
+              const p = before + bitCount(inList & (low - 1));
+              score[seq] += scores ? scores[p] : phraseScore(idf, frequencies![p], lengthNorm[seq]);
+            }
+            if (inList !== 0) before += bitCount(inList);
+          }
+        } else if (scores) {
+          // Every posting of the block is added: a row that does not match is never read (no test per posting).
           for (let p = from; p < to; p++) score[seqs[p]] += scores[p];
         } else {
-          const idf = list.idf;
           for (let p = from; p < to; p++) score[seqs[p]] += phraseScore(idf, frequencies![p], lengthNorm[seqs[p]]);
         }
       }

@@ -565,6 +565,7 @@ function lazyList(lists: ScoreLists, phrase: Phrase, blocks: ListBlocks, whole: 
   const read = new Map<number, BlockPostings>();
   const idf = inverseDocumentFrequency(lists.rows, lists.documentsOf(phrase.side, phrase.token)!);
   let list: PostingList | null = null;
+  let resident: BlockedList | null = null;
   const maxBlocks = Math.min(LAZY_MAX_BLOCKS, blocks.starts.length >>> 3);
   const blockBits = blockBitsFor(lists.maxSeq);
   return {
@@ -575,8 +576,8 @@ function lazyList(lists: ScoreLists, phrase: Phrase, blocks: ListBlocks, whole: 
       const from = blocks.starts[block];
       const to = blocks.starts[block + 1];
       if (list || read.size >= maxBlocks) {
-        list ??= whole();
-        return { seqs: list.seqs, frequencies: list.frequencies!, scores: null, from, to };
+        resident ??= residentList((list ??= whole()), blocks);
+        return resident.postings(block);
       }
       let postings = read.get(block);
       if (!postings) {

@@ -221,26 +221,12 @@ function blockOrder(matches: Int32Array, words: BlockedWord[], keys: Float64Arra
   const halves = new Uint32Array(2);
   const key = new Float64Array(halves.buffer);
   const blocks = keys.length;
-  // List by list over contiguous arrays. A list with a bit set adds its maximum only to blocks
-  // where it holds a match: a word matches through any of its lists (its exact form, its base
-  // forms, a compound's parts), and a list that none of a block's matches are in cannot raise
-  // their scores there.
+  // List by list over contiguous arrays (each block's sum is added in the same order as block by block).
   bounds.fill(0);
   for (const word of words) {
     for (const list of word) {
-      const { maxima, bits } = list.blocks;
-      if (!bits) {
-        for (let b = 0; b < blocks; b++) bounds[b] += maxima[b];
-        continue;
-      }
-      for (let b = 0; b < blocks; b++) {
-        if (maxima[b] === 0) continue;
-        const w = b * wordsPerBlock;
-        const end = Math.min(w + wordsPerBlock, matches.length);
-        let shared = 0;
-        for (let i = w; i < end; i++) shared |= bits[i] & matches[i];
-        if (shared !== 0) bounds[b] += maxima[b];
-      }
+      const maxima = list.blocks.maxima;
+      for (let b = 0; b < blocks; b++) bounds[b] += maxima[b];
     }
   }
   let n = 0;

@@ -30,7 +30,7 @@ for (let round = 0; round <= Number(values.rounds); round++) {
     if (round > 0) timings[i].push(performance.now() - started);
     plans[i] = index.lastPlan;
     const visited = index.lastBlocks;
-    blocks[i] = visited ? `${visited.visited}/${visited.blocks}` : '';
+    blocks[i] = visited ? `${visited.visited} (${visited.settled} settled)/${visited.blocks}` : '';
   });
 }
 const classes = [...new Set(queries.map((q) => q.class))];
@@ -49,7 +49,7 @@ console.log(
 const slowest = queries.map((q, i) => ({ q, i, min: Math.min(...timings[i]), p50: summarize(timings[i]).p50 })).sort((a, b) => b.min - a.min).slice(0, Number(values.slowest));
 console.log(
   table(
-    ['query', 'class', 'body', 'min ms', 'p50 ms', 'plan', 'blocks scored'],
+    ['query', 'class', 'body', 'min ms', 'p50 ms', 'plan', 'blocks opened'],
     slowest.map(({ q, i, min, p50 }) => [q.id, q.class, JSON.stringify(q.body), round(min), p50, plans[i], blocks[i]]),
   ),
 );

@@ -247,12 +247,55 @@ function blockOf(key: number, scratch: { halves: Uint32Array; key: Float64Array 
   return scratch.halves[0] & ((1 << BLOCK_NUMBER_BITS) - 1);
 }
 
+/** Adds a list's scores in `block` to its matches: every posting, or, when the matches are few, each match looked up. */
+function addBlock(list: BlockedList, block: number, matches: Int32Array, firstWord: number, lastWord: number, matchCount: number, score: Float64Array, lengthNorm: Float64Array): void {
+  const { seqs, frequencies, scores, from, to } = list.postings(block);
+  const idf = list.idf;
+  const listBits = list.blocks.bits;
+  if (listBits && matchCount * SPARSE_MATCHES < to - from) {
+    // Each match found in the list by its bit set (a posting's index is the block's first plus
+    // the bits before it), the other postings left unread.
+    let before = from;
+    for (let w = firstWord; w < lastWord; w++) {
+      const inList = listBits[w];
+      for (let bits = matches[w] & inList; bits !== 0; bits &= bits - 1) {
+        const low = bits & -bits;
+        const seq = (w << 5) | (31 - Math.clz32(low));
+        const p = before + bitCount(inList & (low - 1));
+        score[seq] += scores ? scores[p] : phraseScore(idf, frequencies![p], lengthNorm[seq]);
+      }
+      if (inList !== 0) before += bitCount(inList);
+    }
+  } else if (scores) {
+    // Every posting: a row that does not match is never read (no test per posting).
+    for (let p = from; p < to; p++) score[seqs[p]] += scores[p];
+  } else {
+    for (let p = from; p < to; p++) score[seqs[p]] += phraseScore(idf, frequencies![p], lengthNorm[seqs[p]]);
+  }
+}
+
+/** Whether no match of `block`, scored up to word `k`, can reach `floor` with the block maxima of the words from `k` on. */
+function cannotReach(words: BlockedWord[], k: number, block: number, matches: Int32Array, firstWord: number, lastWord: number, score: Float64Array, floor: number): boolean {
+  let rest = 0;
+  for (let j = k; j < words.length; j++) for (const list of words[j]) rest += list.blocks.maxima[block];
+  let best = 0;
+  for (let w = firstWord; w < lastWord; w++) {
+    for (let bits = matches[w]; bits !== 0; bits &= bits - 1) {
+      const partial = score[(w << 5) | (31 - Math.clz32(bits & -bits))];
+      if (partial > best) best = partial;
+    }
+  }
+  // Nudged like the block bounds; a skipped match's partial sum also stays below the near-tie cut.
+  return (best + rest) * BOUND_NUDGE < floor;
+}
+
 export interface BlockedPage {
   /** The best `wanted` row ids, best first. */
   best: number[];
   total: number;
-  /** Blocks scored, of the blocks holding matches (for profiles). */
+  /** Blocks opened, of them settled by their rarer words, of the blocks holding matches (for profiles). */
   visited: number;
+  settled: number;
   blocks: number;
 }
 
@@ -280,13 +323,14 @@ export function blockedTopK(
   }
   if (filter) andInto(matches, filter);
   const total = countBits(matches);
-  if (total === 0 || wanted <= 0) return { best: [], total, visited: 0, blocks: 0 };
+  if (total === 0 || wanted <= 0) return { best: [], total, visited: 0, settled: 0, blocks: 0 };
 
   const keys = blockOrder(matches, words, scratch.keys, scratch.bounds, wordsPerBlock);
   const top = new TopK(Math.min(wanted, total), score);
   const halves = new Uint32Array(2);
   const unpack = { halves, key: new Float64Array(halves.buffer) };
   let stopped = -1;
+  let settledBlocks = 0;
   for (let r = keys.length - 1; r >= 0; r--) {
     // A bound below the page's worst score ends the search; an equal one may still tie and win on row id.
     if (top.full && keys[r] < top.floor) {
@@ -301,40 +345,25 @@ export function blockedTopK(
     }
     let matchCount = 0;
     for (let w = firstWord; w < lastWord; w++) if (matches[w] !== 0) matchCount += bitCount(matches[w]);
-    // Lists are added in order, so the sums of the matches come out as in a walk of the lists.
-    for (const word of words) {
-      for (const list of word) {
-        const { seqs, frequencies, scores, from, to } = list.postings(block);
-        const idf = list.idf;
-        const listBits = list.blocks.bits;
-        if (listBits && matchCount * SPARSE_MATCHES < to - from) {
-          // Few matches among many postings: each match found in the list by its bit set (a
-          // posting's index is the block's first plus the bits before it), the rest left unread.
-          let before = from;
-          for (let w = firstWord; w < lastWord; w++) {
-            const inList = listBits[w];
-            for (let bits = matches[w] & inList; bits !== 0; bits &= bits - 1) {
-              const low = bits & -bits;
-              const seq = (w << 5) | (31 - Math.clz32(low));
-              const p = before + bitCount(inList & (low - 1));
-              score[seq] += scores ? scores[p] : phraseScore(idf, frequencies![p], lengthNorm[seq]);
-            }
-            if (inList !== 0) before += bitCount(inList);
-          }
-        } else if (scores) {
-          // Every posting of the block is added: a row that does not match is never read (no test per posting).
-          for (let p = from; p < to; p++) score[seqs[p]] += scores[p];
-        } else {
-          for (let p = from; p < to; p++) score[seqs[p]] += phraseScore(idf, frequencies![p], lengthNorm[seqs[p]]);
-        }
-      }
+    // Words are added rarest first, list by list, so the sums come out as in a walk of the lists.
+    // After each word, the block is left when no match can reach the page with what the words
+    // still to come can add at most here (a rare word settles most blocks its common partners raised).
+    let settled = false;
+    for (let k = 0; k < words.length && !settled; k++) {
+      if (k > 0 && top.full) settled = cannotReach(words, k, block, matches, firstWord, lastWord, score, top.floor);
+      if (!settled) for (const list of words[k]) addBlock(list, block, matches, firstWord, lastWord, matchCount, score, lengthNorm);
+    }
+    if (settled) {
+      settledBlocks++;
+      continue;
     }
     for (let w = firstWord; w < lastWord; w++) {
       for (let bits = matches[w]; bits !== 0; bits &= bits - 1) top.offer((w << 5) | (31 - Math.clz32(bits & -bits)));
     }
   }
   const visited = keys.length - 1 - stopped;
-  if (!rescore || top.size === 0) return { best: top.sorted(), total, visited, blocks: keys.length };
+  const counts = { visited, settled: settledBlocks, blocks: keys.length };
+  if (!rescore || top.size === 0) return { best: top.sorted(), total, ...counts };
   // The words were summed in another order than FTS5's: every match scored so far that comes
   // within a hair of the page's worst is scored again in FTS5's order (the nudged bounds
   // guarantee that no unvisited block holds one), and the page is chosen from those.
@@ -351,5 +380,5 @@ export function blockedTopK(
     }
   }
   rescore(near);
-  return { best: near.sort((a, b) => (better(score, a, b) ? -1 : 1)).slice(0, wanted), total, visited, blocks: keys.length };
+  return { best: near.sort((a, b) => (better(score, a, b) ? -1 : 1)).slice(0, wanted), total, ...counts };
 }

@@ -88,7 +88,7 @@ export class ListSearcher {
   }
 
   /** Blocks the last blocked query scored, of those holding matches (null: it was not blocked); for profiles. */
-  lastBlocks: { visited: number; blocks: number } | null = null;
+  lastBlocks: { visited: number; settled: number; blocks: number } | null = null;
 
   /** The page of `query`, or null when this path does not take it (FTS5 answers instead). */
   search(query: IndexQuery): ListPage | null {
@@ -113,7 +113,7 @@ export class ListSearcher {
     if (firstWord >= this.blockedFrom && (!facet || facet.size >= this.blockedFrom) && wanted <= BLOCKED_MAX_WANTED) {
       // Many matches for a page near the top: block-max top-k, the total from bit sets.
       const page = this.blocked(words, inQueryOrder, passes ? this.filterBits(query, passes, facet) : null, wanted);
-      this.lastBlocks = { visited: page.visited, blocks: page.blocks };
+      this.lastBlocks = { visited: page.visited, settled: page.settled, blocks: page.blocks };
       seqs = page.best.slice(query.offset);
       total = page.total;
     } else {

@@ -192,7 +192,7 @@ export class SqliteIndex implements DocumentIndex {
   private scoreLists: ListSearcher | null = null;
 
   /** Blocks the last search scored on the block-max path, of those holding matches (profiles only). */
-  get lastBlocks(): { visited: number; blocks: number } | null {
+  get lastBlocks(): { visited: number; settled: number; blocks: number } | null {
     return this.lastPlan === 'score_lists' ? (this.scoreLists?.lastBlocks ?? null) : null;
   }
 

@@ -14,6 +14,11 @@ export class LruCache<K, V> {
     this.onDrop = onDrop;
   }
 
+  /** The summed cost it holds at most. */
+  get capacity(): number {
+    return this.maxCost;
+  }
+
   /** The value held for `key`, now the most recently used; undefined when none is held. */
   get(key: K): V | undefined {
     const entry = this.entries.get(key);

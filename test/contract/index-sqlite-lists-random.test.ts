@@ -120,12 +120,12 @@ describe('score lists against FTS5 on random collections', () => {
         new SqliteIndex({ file, readOnly: true, rankAllUpTo: Number.POSITIVE_INFINITY, blockedFrom: Number.POSITIVE_INFINITY, rankedFrom: 0 }),
         new SqliteIndex({ file, readOnly: true, rankAllUpTo: Number.POSITIVE_INFINITY, blockedFrom: Number.POSITIVE_INFINITY, rankedFrom: 0, listCacheBytes: 64 }),
         new SqliteIndex({ file, readOnly: true, rankAllUpTo: Number.POSITIVE_INFINITY, blockedFrom: 0 }),
-        // Block-max with every list read block by block from the file (a million documents' common words), cached or not.
-        new SqliteIndex({ file, readOnly: true, rankAllUpTo: Number.POSITIVE_INFINITY, blockedFrom: 0, lazyFrom: 0, listCacheBytes: 64 }),
+        // Block-max with long lists read without their row ids (a million documents' common words): frequencies block by block, or whole.
+        new SqliteIndex({ file, readOnly: true, rankAllUpTo: Number.POSITIVE_INFINITY, blockedFrom: 0, lazyFrom: 0, listCacheBytes: 64, frequencyBlocksMax: Number.POSITIVE_INFINITY }),
         new SqliteIndex({ file, readOnly: true, rankAllUpTo: Number.POSITIVE_INFINITY, blockedFrom: 0, lazyFrom: 0 }),
-        // Long lists not in memory probed through their block data for few candidates (frequencies read by block, or whole).
+        // Long lists not in memory probed through their bit sets for few candidates (frequencies whole, or block by block).
         new SqliteIndex({ file, readOnly: true, rankAllUpTo: Number.POSITIVE_INFINITY, blockedFrom: Number.POSITIVE_INFINITY, lazyFrom: 0, listCacheBytes: 64 }),
-        new SqliteIndex({ file, readOnly: true, rankAllUpTo: Number.POSITIVE_INFINITY, blockedFrom: Number.POSITIVE_INFINITY, lazyFrom: 0, probeWholeFrom: Number.POSITIVE_INFINITY }),
+        new SqliteIndex({ file, readOnly: true, rankAllUpTo: Number.POSITIVE_INFINITY, blockedFrom: Number.POSITIVE_INFINITY, lazyFrom: 0, frequencyBlocksMax: Number.POSITIVE_INFINITY }),
       ];
       for (const [r, reader] of readers.entries()) {
         for (const [i, query] of queries.entries()) {

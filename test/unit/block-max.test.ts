@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bitSetWords, blockBitsFor, blockCount, blockedTopK, blocksOf, residentList, type BlockedWord } from '../../services/index/sqlite/block-max.ts';
+import { bitSetWords, blockBitsFor, blockCount, blockedTopK, blocksOf, residentList, scoreIn, type BlockedList, type BlockedWord } from '../../services/index/sqlite/block-max.ts';
 import { FREQUENCY_SCALE, phraseScore, type PostingList } from '../../services/index/sqlite/score-lists.ts';
 
 // Block-max top-k must return exactly what scoring every match would (block-max.ts): checked here
@@ -46,6 +46,13 @@ function plainTopK(words: PostingList[][], filter: Int32Array | null, wanted: nu
   return { best: matches.slice(0, wanted), total: matches.length };
 }
 
+/** A list as read without its row ids (list-search.ts, bitsList): its bit set holds them, its frequencies are whole. */
+function withoutRowIds(list: PostingList, lengthNorm: Float64Array, maxSeq: number): BlockedList {
+  const blocks = blocksOf(list, lengthNorm, maxSeq, { alwaysBits: true, noScores: true });
+  const frequencies = list.frequencies!;
+  return { blocks, idf: list.idf!, seqs: null, postings: (block) => ({ seqs: null, frequencies, scores: null, from: blocks.starts[block], to: blocks.starts[block + 1] }) };
+}
+
 describe('block-max top-k', () => {
   it('chooses finer blocks for smaller collections, at most about 8192 blocks up to 128 row ids a block', () => {
     expect([10_000, 100_000, 300_000, 1_000_000, 5_000_000].map(blockBitsFor)).toEqual([5, 5, 6, 7, 7]);
@@ -74,12 +81,25 @@ describe('block-max top-k', () => {
       ];
       for (const { densities, filtered, wanted } of cases) {
         const words = densities.map((ofWord) => ofWord.map((density) => randomList(maxSeq, density, next)));
-        const blocked: BlockedWord[] = words.map((lists) => lists.map((list) => residentList(list, blocksOf(list, lengthNorm, maxSeq))));
         const expected = plainTopK(words, filtered ? filter : null, wanted, lengthNorm, maxSeq);
         expect(expected.total).toBeGreaterThan(wanted);
-        const page = blockedTopK(blocked, filtered ? filter : null, wanted, lengthNorm, scratch);
-        expect({ best: page.best, total: page.total }).toEqual(expected);
-        expect(page.visited).toBeLessThanOrEqual(page.blocks);
+        // In memory with row ids, and (alternately per list) read without them.
+        const resident: BlockedWord[] = words.map((lists) => lists.map((list) => residentList(list, blocksOf(list, lengthNorm, maxSeq))));
+        const mixed: BlockedWord[] = words.map((lists, k) => lists.map((list, j) => ((k + j) % 2 ? residentList(list, blocksOf(list, lengthNorm, maxSeq)) : withoutRowIds(list, lengthNorm, maxSeq))));
+        for (const blocked of [resident, mixed]) {
+          const page = blockedTopK(blocked, filtered ? filter : null, wanted, lengthNorm, scratch);
+          expect({ best: page.best, total: page.total }).toEqual(expected);
+          expect(page.visited).toBeLessThanOrEqual(page.blocks);
+        }
+      }
+      // A row id's score in a list, found by binary search or by its bit set (-1: not in the list).
+      const list = randomList(maxSeq, 0.3, next);
+      const plain = new Float64Array(maxSeq + 1).fill(-1);
+      list.seqs.forEach((seq, i) => (plain[seq] = phraseScore(list.idf!, list.frequencies![i], lengthNorm[seq])));
+      const both = [residentList(list, blocksOf(list, lengthNorm, maxSeq)), withoutRowIds(list, lengthNorm, maxSeq)];
+      for (const blocked of both) {
+        const found = Float64Array.from({ length: maxSeq + 1 }, (_, seq) => scoreIn(blocked, seq, blockBitsFor(maxSeq), lengthNorm));
+        expect(found).toEqual(plain);
       }
     });
   }

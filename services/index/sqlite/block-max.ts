@@ -92,7 +92,8 @@ export function listBlocksBytes(blocks: ListBlocks): number {
 
 /** The postings of one block of a list: `seqs[from..to)`, with their frequencies or their scores. */
 export interface BlockPostings {
-  seqs: Uint32Array;
+  /** Null for a list read without its row ids: its bit set holds them (list-search.ts, `bitsList`). */
+  seqs: Uint32Array | null;
   frequencies: Uint16Array | null;
   scores: Float64Array | null;
   from: number;
@@ -131,6 +132,38 @@ export function residentList(list: PostingList, blocks: ListBlocks): BlockedList
       return at;
     },
   };
+}
+
+/** The score of `seq` in a blocked list, or -1 when it is not in the list. */
+export function scoreIn(list: BlockedList, seq: number, blockBits: number, lengthNorm: Float64Array): number {
+  const bits = list.blocks.bits;
+  const block = seq >>> blockBits;
+  let i: number;
+  if (bits) {
+    const w = seq >>> 5;
+    const bit = 1 << (seq & 31);
+    if ((bits[w] & bit) === 0) return -1;
+    const postings = list.postings(block);
+    i = postings.from + bitCount(bits[w] & (bit - 1));
+    for (let v = (block << (blockBits - 5)) + 1; v < w; v++) i += bitCount(bits[v]);
+    return postings.scores ? postings.scores[i] : phraseScore(list.idf, postings.frequencies![i], lengthNorm[seq]);
+  }
+  const { seqs, frequencies, scores, from, to } = list.postings(block);
+  i = searchRange(seqs!, from, to, seq);
+  return i < 0 ? -1 : scores ? scores[i] : phraseScore(list.idf, frequencies![i], lengthNorm[seq]);
+}
+/** The index of `value` in `seqs[from..to)` (ascending), or -1. */
+export function searchRange(seqs: Uint32Array, from: number, to: number, value: number): number {
+  let low = from;
+  let high = to - 1;
+  while (low <= high) {
+    const middle = (low + high) >>> 1;
+    const at = seqs[middle];
+    if (at < value) low = middle + 1;
+    else if (at > value) high = middle - 1;
+    else return middle;
+  }
+  return -1;
 }
 
 /** The documents of a list added to a bit set. */
@@ -265,6 +298,15 @@ function addBlock(list: BlockedList, block: number, matches: Int32Array, firstWo
         score[seq] += scores ? scores[p] : phraseScore(idf, frequencies![p], lengthNorm[seq]);
       }
       if (inList !== 0) before += bitCount(inList);
+    }
+  } else if (!seqs) {
+    // Every posting, its row ids taken from the bit set.
+    let p = from;
+    for (let w = firstWord; w < lastWord; w++) {
+      for (let bits = listBits![w]; bits !== 0; bits &= bits - 1) {
+        const seq = (w << 5) | (31 - Math.clz32(bits & -bits));
+        score[seq] += scores ? scores[p++] : phraseScore(idf, frequencies![p++], lengthNorm[seq]);
+      }
     }
   } else if (scores) {
     // Every posting: a row that does not match is never read (no test per posting).

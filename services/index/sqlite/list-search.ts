@@ -3,7 +3,7 @@ import type { IndexQuery } from '../../core/index-port.ts';
 import { LruCache } from '../../core/lru-cache.ts';
 import { bitCount } from '../../core/text.ts';
 import { hostSuffixes } from '../../core/urls.ts';
-import { better, bitSetWords, blockBitsFor, blockCount, blockedTopK, blocksOf, listBlocksBytes, residentList, type BlockedList, type BlockPostings, type ListBlocks } from './block-max.ts';
+import { better, bitSetWords, blockBitsFor, blockCount, blockedTopK, blocksOf, listBlocksBytes, residentList, scoreIn, searchRange, type BlockedList, type BlockPostings, type ListBlocks } from './block-max.ts';
 import { indexOf, rankedBitsBytes, rankedBitsOf, type RankedBits } from './ranked-bits.ts';
 import { ageKey, inverseDocumentFrequency, normalizeTopic, phraseScore, postingListBytes, type FacetKind, type PhraseSide, type PostingList, type ScoreLists } from './score-lists.ts';
 
@@ -55,7 +55,7 @@ export class ListSearcher {
    * The block data of the lists blocked queries use, by phrase, apart from their postings: at a
    * million documents about 220 KB a list against 5 MB of postings, so the common words of a
    * varied mix keep theirs while postings come and go (a long list's are read only where a query
-   * visits, `lazyList`).
+   * visits, `bitsList`).
    */
   private readonly blockCache: LruCache<string, ListBlocks>;
   /** From this many documents of the rarest word on, a query takes the block-max path. */
@@ -65,10 +65,12 @@ export class ListSearcher {
 
   /** From this many documents on, a blocked query reads a list block by block from the file unless it is cached whole. */
   private readonly lazyFrom: number;
-  /** From this many candidates on, a probed list's frequencies are read whole rather than block by block (`probedList`). */
-  private readonly probeWholeFrom: number;
+  /** Whole frequency arrays of long lists (`bitsList`), by phrase: a third of a list's bytes, no row ids. */
+  private readonly frequencyCache: LruCache<string, Uint16Array>;
+  /** Blocks a query reads of a list's frequencies one by one before it reads them all (default: by the list's size). */
+  private readonly frequencyBlocksMax: number | undefined;
 
-  constructor(lists: ScoreLists, unlisted: UnlistedPhrase, options: { blockedFrom?: number; cacheBytes?: number; rankedFrom?: number; blockCacheBytes?: number; lazyFrom?: number; memoryShare?: number; probeWholeFrom?: number } = {}) {
+  constructor(lists: ScoreLists, unlisted: UnlistedPhrase, options: { blockedFrom?: number; cacheBytes?: number; rankedFrom?: number; blockCacheBytes?: number; lazyFrom?: number; memoryShare?: number; frequencyBlocksMax?: number } = {}) {
     this.lists = lists;
     this.unlisted = unlisted;
     const share = options.memoryShare ?? 1;
@@ -76,7 +78,8 @@ export class ListSearcher {
     this.cache = new LruCache(this.cacheBytes, (list) => this.retired.push(list));
     this.blockCache = new LruCache(options.blockCacheBytes ?? BLOCK_CACHE_BYTES * share, (blocks) => this.retiredBlocks.push(blocks));
     this.lazyFrom = options.lazyFrom ?? LAZY_MIN_DOCUMENTS;
-    this.probeWholeFrom = options.probeWholeFrom ?? Math.ceil(blockCount(lists.maxSeq) / PROBE_BLOCKS_RATIO);
+    this.frequencyCache = new LruCache(FREQUENCY_CACHE_BYTES * share, (frequencies) => this.retiredFrequencies.push(frequencies));
+    this.frequencyBlocksMax = options.frequencyBlocksMax;
     const size = lists.maxSeq + 1;
     this.mark = new Uint8Array(size);
     this.score = new Float64Array(size);
@@ -289,6 +292,7 @@ export class ListSearcher {
   /** Lists dropped from the cache, or too long to keep, during the current call. */
   private retired: PostingList[] = [];
   private retiredBlocks: ListBlocks[] = [];
+  private retiredFrequencies: Uint16Array[] = [];
 
   /**
    * Gives the memory of dropped lists (and their block data) back at once, rather than leaving it
@@ -299,6 +303,8 @@ export class ListSearcher {
   private releaseRetired(): void {
     for (const blocks of this.retiredBlocks) release([blocks.maxima, blocks.starts, blocks.bits, blocks.scores]);
     this.retiredBlocks = [];
+    release(this.retiredFrequencies);
+    this.retiredFrequencies = [];
     for (const list of this.retired) {
       const ranked = this.listRanks.get(list);
       this.listRanks.delete(list);
@@ -391,7 +397,7 @@ export class ListSearcher {
   /**
    * A long list's score of a row id (-1: not in the list) without reading the list: when it is not
    * in memory and `candidates` are far fewer than its documents, its bit set tells membership, the
-   * block starts and a pop count the posting's index, and only frequencies are read (`probedList`).
+   * block starts and a pop count the posting's index, and only frequencies are read (`bitsList`).
    */
   private probeOf(phrase: Phrase, candidates: number): ((seq: number) => number) | null {
     const key = keyOf(phrase);
@@ -404,7 +410,11 @@ export class ListSearcher {
       if (!stored) return null;
       this.blockCache.set(key, (blocks = stored), listBlocksBytes(stored));
     }
-    return blocks.bits ? probedList(this.lists, phrase, blocks, candidates >= this.probeWholeFrom) : null;
+    if (!blocks.bits) return null;
+    const list = this.bitsListOf(phrase, blocks);
+    const blockBits = blockBitsFor(this.lists.maxSeq);
+    const norm = this.lists.lengthNorm;
+    return (seq) => scoreIn(list, seq, blockBits, norm);
   }
 
   /** Each of `seqs` scored as the sum of its phrases' scores, added in the order given (FTS5's: the query's). */
@@ -443,13 +453,7 @@ export class ListSearcher {
     const rescore = reordered
       ? (seqs: number[]) =>
           this.sumInOrder(
-            inQueryOrder.flatMap((phrases) => phrases.map(blockedList)).map((list) => (seq) => {
-              const bits = list.blocks.bits;
-              if (bits && (bits[seq >>> 5] & (1 << (seq & 31))) === 0) return 0;
-              const { seqs: at, frequencies, scores, from, to } = list.postings(seq >>> blockBits);
-              const i = searchRange(at, from, to, seq);
-              return i < 0 ? 0 : scores ? scores[i] : phraseScore(list.idf, frequencies![i], lengthNorm[seq]);
-            }),
+            inQueryOrder.flatMap((phrases) => phrases.map(blockedList)).map((list) => (seq) => Math.max(0, scoreIn(list, seq, blockBits, lengthNorm))),
             seqs,
           )
       : null;
@@ -480,7 +484,20 @@ export class ListSearcher {
       this.retired.push(list);
       this.blockCache.set(key, blocks, listBlocksBytes(blocks));
     }
-    return lazyList(this.lists, phrase, blocks, () => this.listOf(phrase));
+    return this.bitsListOf(phrase, blocks);
+  }
+
+  private bitsListOf(phrase: Phrase, blocks: ListBlocks): BlockedList {
+    const key = keyOf(phrase);
+    const documents = this.lists.documentsOf(phrase.side, phrase.token)!;
+    const whole = () => {
+      const frequencies = this.lists.readFrequencies(phrase.side, phrase.token, 0, documents);
+      if (frequencies.byteLength > this.frequencyCache.capacity / 8) this.retiredFrequencies.push(frequencies);
+      else this.frequencyCache.set(key, frequencies, frequencies.byteLength);
+      return frequencies;
+    };
+    const maxBlocks = this.frequencyBlocksMax ?? Math.floor((2 * documents) / BLOCK_READ_BYTES);
+    return bitsList(this.lists, phrase, blocks, whole, this.frequencyCache.get(key) ?? null, maxBlocks);
   }
 
   private readonly listRanks = new WeakMap<PostingList, RankedBits>();
@@ -550,94 +567,51 @@ function phrasesOf(term: QueryTerm): Phrase[] {
 const EMPTY_FREQUENCIES = new Uint16Array(0);
 /** Block data kept per reader (about 220 KB a long list at a million documents). */
 const BLOCK_CACHE_BYTES = 64 * 2 ** 20;
+/** Whole frequency arrays kept per reader (1.8 MB for a word in 900,000 documents). */
+const FREQUENCY_CACHE_BYTES = 64 * 2 ** 20;
 /** Lists shorter than this (384 KB) are read whole for a blocked query: one read costs less than a read per visited block. */
 const LAZY_MIN_DOCUMENTS = 65_536;
-/** Blocks a query reads one by one from a list before it reads the whole list (two reads a block: about as much as a megabyte). */
-const LAZY_MAX_BLOCKS = 256;
-const NO_POSTINGS: BlockPostings = { seqs: new Uint32Array(0), frequencies: EMPTY_FREQUENCIES, scores: null, from: 0, to: 0 };
+/**
+ * A list's frequencies are read one block at a time until the blocks read would weigh this much
+ * (a read's own cost, about as much as copying 16 KiB), then all at once.
+ */
+const BLOCK_READ_BYTES = 16 * 1024;
 
 /**
- * A long list read from the file block by block as a query visits them, each block once per query;
- * past LAZY_MAX_BLOCKS blocks or an eighth of them (a query of stop words visits thousands) the
- * whole list is read once through `whole` instead, which keeps it in the list cache.
+ * A long list with a bit set, as a blocked query or a probe reads it: its row ids are its bits, so
+ * only its frequencies are read — a block's at a time while few blocks are visited (each once per
+ * query), then all of them through `whole` (a third of the list's bytes), which keeps them in the
+ * frequency cache. A posting's index is its block's first plus the bits before it there.
  */
-function lazyList(lists: ScoreLists, phrase: Phrase, blocks: ListBlocks, whole: () => PostingList): BlockedList {
-  const read = new Map<number, BlockPostings>();
-  const idf = inverseDocumentFrequency(lists.rows, lists.documentsOf(phrase.side, phrase.token)!);
-  let list: PostingList | null = null;
-  let resident: BlockedList | null = null;
-  const maxBlocks = Math.min(LAZY_MAX_BLOCKS, blocks.starts.length >>> 3);
-  const blockBits = blockBitsFor(lists.maxSeq);
+function bitsList(lists: ScoreLists, phrase: Phrase, blocks: ListBlocks, whole: () => Uint16Array, cached: Uint16Array | null, maxBlocks: number): BlockedList {
+  const documents = lists.documentsOf(phrase.side, phrase.token)!;
+  const read = new Map<number, Uint16Array>();
+  let all = cached;
+  const at: BlockPostings = { seqs: null, frequencies: EMPTY_FREQUENCIES, scores: null, from: 0, to: 0 }; // refilled by every call
   return {
     blocks,
-    idf,
+    idf: inverseDocumentFrequency(lists.rows, documents),
     seqs: null,
     postings(block) {
       const from = blocks.starts[block];
       const to = blocks.starts[block + 1];
-      if (list || read.size >= maxBlocks) {
-        resident ??= residentList((list ??= whole()), blocks);
-        return resident.postings(block);
+      if (!all && read.size >= maxBlocks) all = whole();
+      if (all) {
+        at.frequencies = all;
+        at.from = from;
+        at.to = to;
+        return at;
       }
-      let postings = read.get(block);
-      if (!postings) {
-        // The block's row ids are its bits (lazy lists have a bit set): only frequencies are read.
-        postings =
-          from === to
-            ? NO_POSTINGS
-            : { seqs: seqsOfBlock(blocks.bits!, block, blockBits, to - from), frequencies: lists.readFrequencies(phrase.side, phrase.token, from, to), scores: null, from: 0, to: to - from };
-        read.set(block, postings);
-      }
-      return postings;
+      let frequencies = read.get(block);
+      if (!frequencies) read.set(block, (frequencies = lists.readFrequencies(phrase.side, phrase.token, from, to)));
+      at.frequencies = frequencies;
+      at.from = 0;
+      at.to = to - from;
+      return at;
     },
   };
 }
 
-/** The row ids of a block of a list, from the list's bit set, ascending. */
-function seqsOfBlock(bits: Int32Array, block: number, blockBits: number, n: number): Uint32Array {
-  const seqs = new Uint32Array(n);
-  const first = block << (blockBits - 5);
-  const last = Math.min(first + (1 << (blockBits - 5)), bits.length);
-  let k = 0;
-  for (let w = first; w < last; w++) for (let word = bits[w]; word !== 0; word &= word - 1) seqs[k++] = (w << 5) | (31 - Math.clz32(word & -word));
-  return seqs;
-}
-
-/**
- * Scores of a long list for a few row ids (-1 for those not in it), from its block data: the bit
- * set answers membership, the block's first index plus a pop count within the block gives the
- * posting's index, and frequencies are read from the file — a block's at a time for a handful of
- * candidates, else all of them in one read (a third of the list's bytes, and no row ids).
- */
-function probedList(lists: ScoreLists, phrase: Phrase, blocks: ListBlocks, readWhole: boolean): (seq: number) => number {
-  const bits = blocks.bits!;
-  const { starts } = blocks;
-  const documents = lists.documentsOf(phrase.side, phrase.token)!;
-  const idf = inverseDocumentFrequency(lists.rows, documents);
-  const norm = lists.lengthNorm;
-  const blockBits = blockBitsFor(lists.maxSeq);
-  const wordsPerBlock = 1 << (blockBits - 5);
-  const all = readWhole ? lists.readFrequencies(phrase.side, phrase.token, 0, documents) : null;
-  const byBlock = new Map<number, Uint16Array>();
-  return (seq) => {
-    const w = seq >>> 5;
-    const bit = 1 << (seq & 31);
-    if ((bits[w] & bit) === 0) return -1;
-    const block = seq >>> blockBits;
-    let within = bitCount(bits[w] & (bit - 1));
-    for (let v = block * wordsPerBlock; v < w; v++) within += bitCount(bits[v]);
-    let frequency: number;
-    if (all) frequency = all[starts[block] + within];
-    else {
-      let frequencies = byBlock.get(block);
-      if (!frequencies) byBlock.set(block, (frequencies = lists.readFrequencies(phrase.side, phrase.token, starts[block], starts[block + 1])));
-      frequency = frequencies[within];
-    }
-    return phraseScore(idf, frequency, norm[seq]);
-  };
-}
-/** Candidates per block from which a probed list's frequencies are read whole rather than block by block. */
-const PROBE_BLOCKS_RATIO = 16;
 const BLOCKED_MIN_DOCUMENTS = 4096;
 /** Deeper pages are selected from all matches: block bounds prune little when thousands of rows must be kept. */
 const BLOCKED_MAX_WANTED = 2048;
@@ -684,20 +658,6 @@ function mergeAscending(parts: Uint32Array[]): Uint32Array {
 /** Index of `value` in the ascending `seqs`, or -1. */
 function search(seqs: Uint32Array, value: number): number {
   return searchRange(seqs, 0, seqs.length, value);
-}
-
-/** The index of `value` in `seqs[from..to)` (ascending), or -1. */
-function searchRange(seqs: Uint32Array, from: number, to: number, value: number): number {
-  let low = from;
-  let high = to - 1;
-  while (low <= high) {
-    const middle = (low + high) >>> 1;
-    const at = seqs[middle];
-    if (at < value) low = middle + 1;
-    else if (at > value) high = middle - 1;
-    else return middle;
-  }
-  return -1;
 }
 
 /**

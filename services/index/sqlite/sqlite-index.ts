@@ -38,8 +38,8 @@ export interface SqliteIndexOptions {
   rankedFrom?: number;
   /** From how many documents a blocked query reads a list block by block from the file (default: list-search.ts; tests lower it). */
   lazyFrom?: number;
-  /** From how many candidates a probed list's frequencies are read whole (default: list-search.ts; tests raise it). */
-  probeWholeFrom?: number;
+  /** Blocks of a list's frequencies a query reads one by one before it reads them all (default: list-search.ts; tests set it). */
+  frequencyBlocksMax?: number;
 }
 
 /** A reader opened before the index can be read: nothing ingested yet, or a writer holds the lock. */
@@ -82,7 +82,7 @@ export class SqliteIndex implements DocumentIndex {
   private readonly memoryShare: number;
   private readonly rankedFrom: number | undefined;
   private readonly lazyFrom: number | undefined;
-  private readonly probeWholeFrom: number | undefined;
+  private readonly frequencyBlocksMax: number | undefined;
   private readonly readOnly: boolean;
   private readonly db: DatabaseSync;
   private readonly statements = new Map<string, StatementSync>();
@@ -95,7 +95,7 @@ export class SqliteIndex implements DocumentIndex {
     this.memoryShare = Math.min(1, Math.max(1 / 64, options.memoryShare ?? 1));
     this.rankedFrom = options.rankedFrom;
     this.lazyFrom = options.lazyFrom;
-    this.probeWholeFrom = options.probeWholeFrom;
+    this.frequencyBlocksMax = options.frequencyBlocksMax;
     this.readOnly = options.readOnly ?? false;
     if (options.file !== ':memory:' && !options.readOnly) mkdirSync(dirname(options.file), { recursive: true });
     // A reader never writes, not even the empty layout: before the first ingestion there is nothing
@@ -218,7 +218,7 @@ export class SqliteIndex implements DocumentIndex {
       memoryShare: this.memoryShare,
       rankedFrom: this.rankedFrom,
       lazyFrom: this.lazyFrom,
-      probeWholeFrom: this.probeWholeFrom,
+      frequencyBlocksMax: this.frequencyBlocksMax,
     });
     return this.scoreLists;
   }

@@ -74,7 +74,9 @@ export async function startGatewayThreads(options: GatewayThreadsOptions): Promi
   const { config, budgets, logStream } = options;
   const port = await claimPort(config.gateway.host, config.gateway.port);
   const url = threadModuleUrl();
-  const execArgv = process.execArgv.filter((arg) => !arg.startsWith('--input-type'));
+  // V8 options unknown to Node (e.g. --min-semi-space-size) are process-wide, already in force on
+  // every thread, and refused in a worker's execArgv: only Node's own options are handed on.
+  const execArgv = process.execArgv.filter((arg) => !arg.startsWith('--input-type') && process.allowedNodeEnvironmentFlags.has(arg.split('=')[0]));
   const threads: { worker: Worker; exited: Promise<void> }[] = [];
   const stageWaits = new Map<number, { left: number; done(): void }>();
   let nextStageId = 1;

@@ -25,6 +25,8 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '3' },
     /** Unmeasured requests (at c=8) before the first measured level. */
     warmup: { type: 'string', default: '6000' },
+    /** Per level: the queries of the samples above the p99, and the N slowest queries by median (c=1: what makes the p99). */
+    slowest: { type: 'string', default: '0' },
     'node-arg': { type: 'string', multiple: true, default: [] },
     mix: { type: 'string', default: 'sampled-queries.json' },
     /** Also record the server with `perf record -g` into this file prefix during each measured level (start it with --node-arg=--perf-basic-prof). */
@@ -133,6 +135,19 @@ if (values.compare) {
   process.stderr.write(`[probe] ${queries.length} queries and 7 header probes, ${variants.length} variants: ${differing} answers differ\n`);
   process.exit(differing ? 1 : 0);
 }
+/** Which queries the samples above the p99 were, and the slowest queries by median, with their times in ms. */
+function slowestQueries(samples: { query: number; ms: number; status: number }[], p99: number, n: number) {
+  const byQuery = new Map<number, number[]>();
+  for (const s of samples) if (s.status === 200) byQuery.set(s.query, [...(byQuery.get(s.query) ?? []), s.ms]);
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const describe = (q: number) => ({ id: queries[q].id, class: queries[q].class, q: queries[q].body.q, p50: +median(byQuery.get(q)!).toFixed(2), max: +Math.max(...byQuery.get(q)!).toFixed(2) });
+  const overP99 = new Map<number, number>();
+  samples.forEach((s, i) => s.ms > p99 && overP99.set(s.query, (overP99.get(s.query) ?? 0) + 1) && i);
+  return {
+    overP99: [...overP99].sort((a, b) => b[1] - a[1]).map(([q, count]) => ({ ...describe(q), count, atSample: samples.findIndex((s) => s.query === q && s.ms > p99) })),
+    byMedian: [...byQuery.keys()].map(describe).sort((a, b) => b.p50 - a.p50).slice(0, n),
+  };
+}
 const results: Record<string, unknown>[] = [];
 for (let round = 1; round <= Number(values.rounds); round++) {
   for (const variant of variants) {
@@ -175,6 +190,7 @@ for (let round = 1; round <= Number(values.rounds); round++) {
         const perThread = Object.fromEntries(
           Object.entries(run.serverThreadCpuSeconds).filter(([, s]) => s > 0).map(([name, s]) => [name, Math.round((s / ok) * 1e6)]),
         );
+        const slowest = Number(values.slowest) ? slowestQueries(run.samples, ms[Math.floor(ms.length * 0.99)], Number(values.slowest)) : undefined;
         const result = {
           round,
           variant: variant.name,
@@ -186,6 +202,7 @@ for (let round = 1; round <= Number(values.rounds); round++) {
           serverCpuMicrosPerRequest: Math.round((run.serverCpuSeconds / ok) * 1e6),
           serverCpuMicrosPerRequestByThread: perThread,
           ...(eventsPerRequest ? { eventsPerRequest } : {}),
+          ...(slowest ? { slowest } : {}),
           throughput: Math.round(ok / run.seconds),
           p50: ms[Math.floor(ms.length * 0.5)],
           p99: ms[Math.floor(ms.length * 0.99)],

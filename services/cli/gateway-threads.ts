@@ -60,6 +60,17 @@ async function claimPort(host: string, port: number): Promise<number> {
   return address.port;
 }
 
+/** V8's options that Node also accepts in NODE_OPTIONS (Node's documentation of allowedNodeEnvironmentFlags). */
+const V8_OPTIONS = new Set([
+  '--abort-on-uncaught-exception', '--disallow-code-generation-from-strings', '--enable-etw-stack-walking', '--expose-gc',
+  '--huge-max-old-generation-size', '--interpreted-frames-native-stack', '--jitless', '--max-old-space-size', '--max-semi-space-size',
+  '--perf-basic-prof', '--perf-basic-prof-only-functions', '--perf-prof', '--perf-prof-unwinding-info', '--stack-trace-limit',
+]);
+
+function isNodeOwnOption(name: string): boolean {
+  return process.allowedNodeEnvironmentFlags.has(name) && !V8_OPTIONS.has(name);
+}
+
 /** gateway-thread beside this module, compiled (.js) or from source (.ts). */
 function threadModuleUrl(): URL {
   const own = import.meta.url;
@@ -74,9 +85,9 @@ export async function startGatewayThreads(options: GatewayThreadsOptions): Promi
   const { config, budgets, logStream } = options;
   const port = await claimPort(config.gateway.host, config.gateway.port);
   const url = threadModuleUrl();
-  // V8 options unknown to Node (e.g. --min-semi-space-size) are process-wide, already in force on
+  // V8 options (--perf-basic-prof, --min-semi-space-size, ...) are process-wide, already in force on
   // every thread, and refused in a worker's execArgv: only Node's own options are handed on.
-  const execArgv = process.execArgv.filter((arg) => !arg.startsWith('--input-type') && process.allowedNodeEnvironmentFlags.has(arg.split('=')[0]));
+  const execArgv = process.execArgv.filter((arg) => !arg.startsWith('--input-type') && isNodeOwnOption(arg.split('=')[0]));
   const threads: { worker: Worker; exited: Promise<void> }[] = [];
   const stageWaits = new Map<number, { left: number; done(): void }>();
   let nextStageId = 1;

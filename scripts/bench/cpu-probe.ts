@@ -135,6 +135,11 @@ if (values.compare) {
   process.stderr.write(`[probe] ${queries.length} queries and 7 header probes, ${variants.length} variants: ${differing} answers differ\n`);
   process.exit(differing ? 1 : 0);
 }
+function percentile99(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return +sorted[Math.floor(sorted.length * 0.99)].toFixed(2);
+}
+
 /** Which queries the samples above the p99 were, and the slowest queries by median, with their times in ms. */
 function slowestQueries(samples: { query: number; ms: number; status: number }[], p99: number, n: number) {
   const byQuery = new Map<number, number[]>();
@@ -206,6 +211,8 @@ for (let round = 1; round <= Number(values.rounds); round++) {
           throughput: Math.round(ok / run.seconds),
           p50: ms[Math.floor(ms.length * 0.5)],
           p99: ms[Math.floor(ms.length * 0.99)],
+          // Without the first round of the mix: a query's first run in a thread (JIT, its word analyses, lists and pages) is slow.
+          p99AfterFirstRound: percentile99(run.samples.slice(queries.length).map((s) => s.ms)),
           serverCpuCores: +(run.serverCpuSeconds / run.seconds).toFixed(2),
           clientCpuCores: +(run.clientCpuSeconds / run.seconds).toFixed(2),
           otherCpuCores: +Math.max(0, (busy - run.serverCpuSeconds - run.clientCpuSeconds) / run.seconds).toFixed(2),
@@ -213,7 +220,7 @@ for (let round = 1; round <= Number(values.rounds); round++) {
         results.push(result);
         process.stderr.write(
           `[probe] round ${round} ${variant.name} c=${concurrency}: ${result.serverCpuMicrosPerRequest} µs CPU/request ${JSON.stringify(perThread)}, ` +
-            `${result.throughput}/s, p50 ${result.p50.toFixed(2)} p99 ${result.p99.toFixed(2)} ms, errors ${errors}, other ${result.otherCpuCores} cores\n`,
+            `${result.throughput}/s, p50 ${result.p50.toFixed(2)} p99 ${result.p99.toFixed(2)} ms (after the first round ${result.p99AfterFirstRound}), errors ${errors}, other ${result.otherCpuCores} cores\n`,
         );
       }
     } finally {

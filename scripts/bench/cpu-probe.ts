@@ -6,7 +6,7 @@
 // wall time or throughput) is comparable. Stage timings stay off (they cost CPU themselves).
 //
 //   node_modules/.bin/node scripts/bench/cpu-probe.ts --dir OUT/docs-100000 \
-//     --variant A:FUNDUS_X=0 --variant B:FUNDUS_X=1,NODEARG=--single-threaded-gc [--concurrency 8] [--requests 4000] [--rounds 3] [--node-arg --cpu-prof]
+//     --variant A:FUNDUS_X=0 --variant B:FUNDUS_X=1,NODEARG=--single-threaded-gc,WARMUP=140 [--concurrency 8] [--requests 4000] [--rounds 3] [--node-arg --cpu-prof]
 import { spawn } from 'node:child_process';
 import { openSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -25,6 +25,8 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '3' },
     /** Unmeasured requests (at c=8) before the first measured level. */
     warmup: { type: 'string', default: '6000' },
+    /** Seconds the server stays idle before each measured level (search.ts waits for a quiet machine between levels). */
+    pause: { type: 'string', default: '0' },
     /** Per level: the queries of the samples above the p99, and the N slowest queries by median (c=1: what makes the p99). */
     slowest: { type: 'string', default: '0' },
     'node-arg': { type: 'string', multiple: true, default: [] },
@@ -49,18 +51,21 @@ const levels = values.concurrency!.split(',').map(Number);
 const requests = Number(values.requests);
 
 /** `NAME[@ROOT]:VAR=VALUE,...`: ROOT, another checkout (built), serves that variant. */
-function variantOf(spec: string): { name: string; root: string; env: Record<string, string>; nodeArgs: string[] } {
+function variantOf(spec: string): { name: string; root: string; env: Record<string, string>; nodeArgs: string[]; warmup: number } {
   const [named, ...settings] = spec.split(/[:,]/).filter(Boolean);
   const [name, root = ROOT] = named.split('@');
   const env: Record<string, string> = {};
   const nodeArgs: string[] = [];
+  let warmup = Number(values.warmup);
   for (const setting of settings) {
     const at = setting.indexOf('=');
     // NODEARG=--flag: a Node/V8 option for this variant only (e.g. NODEARG=--single-threaded-gc).
     if (setting.slice(0, at) === 'NODEARG') nodeArgs.push(setting.slice(at + 1));
+    // WARMUP=N: this variant's unmeasured requests (instead of --warmup).
+    else if (setting.slice(0, at) === 'WARMUP') warmup = Number(setting.slice(at + 1));
     else env[setting.slice(0, at)] = setting.slice(at + 1);
   }
-  return { name, root, env, nodeArgs };
+  return { name, root, env, nodeArgs, warmup };
 }
 const variants = values.variant!.map(variantOf);
 
@@ -161,8 +166,9 @@ for (let round = 1; round <= Number(values.rounds); round++) {
       // Unmeasured pass: the first use of every statement and page, and JIT warm-up of every serving
       // thread (each is an isolate that compiles its own code: with two threads the first ~3000
       // requests cost up to 40 % more CPU each, README "Search speed").
-      await runLoad({ baseUrl: server.baseUrl, key, queries, concurrency: 8, rounds: Math.ceil(Number(values.warmup) / queries.length), maxSeconds: 60, serverPid: server.pid });
+      await runLoad({ baseUrl: server.baseUrl, key, queries, concurrency: 8, rounds: Math.ceil(variant.warmup / queries.length), maxSeconds: 60, serverPid: server.pid });
       for (const concurrency of levels) {
+        if (Number(values.pause)) await new Promise((r) => setTimeout(r, Number(values.pause) * 1000));
         const perf = values.perf
           ? spawn('perf', ['record', ...(values['perf-event'] ? ['-e', values['perf-event']] : ['-F', '499']), '-g', '-p', String(server.pid), '-o', `${values.perf}-${variant.name}-c${concurrency}-${round}.data`], { stdio: 'ignore' })
           : null;

@@ -5,6 +5,7 @@ import { MessageChannel, Worker } from 'node:worker_threads';
 import { answerBudgetCalls } from '../access/budgets-port.ts';
 import type { Budgets } from '../access/budgets.ts';
 import { collectStagesBeforeWriting, mergeStages, type StageTotals } from '../core/stage-timings.ts';
+import { workerExecArgv } from '../core/worker-exec-argv.ts';
 import type { Config } from './config.ts';
 import type { GatewayThreadData } from './gateway-thread.ts';
 
@@ -60,17 +61,6 @@ async function claimPort(host: string, port: number): Promise<number> {
   return address.port;
 }
 
-/** V8's options that Node also accepts in NODE_OPTIONS (Node's documentation of allowedNodeEnvironmentFlags). */
-const V8_OPTIONS = new Set([
-  '--abort-on-uncaught-exception', '--disallow-code-generation-from-strings', '--enable-etw-stack-walking', '--expose-gc',
-  '--huge-max-old-generation-size', '--interpreted-frames-native-stack', '--jitless', '--max-old-space-size', '--max-semi-space-size',
-  '--perf-basic-prof', '--perf-basic-prof-only-functions', '--perf-prof', '--perf-prof-unwinding-info', '--stack-trace-limit',
-]);
-
-function isNodeOwnOption(name: string): boolean {
-  return process.allowedNodeEnvironmentFlags.has(name) && !V8_OPTIONS.has(name);
-}
-
 /** gateway-thread beside this module, compiled (.js) or from source (.ts). */
 function threadModuleUrl(): URL {
   const own = import.meta.url;
@@ -85,9 +75,7 @@ export async function startGatewayThreads(options: GatewayThreadsOptions): Promi
   const { config, budgets, logStream } = options;
   const port = await claimPort(config.gateway.host, config.gateway.port);
   const url = threadModuleUrl();
-  // V8 options (--perf-basic-prof, --min-semi-space-size, ...) are process-wide, already in force on
-  // every thread, and refused in a worker's execArgv: only Node's own options are handed on.
-  const execArgv = process.execArgv.filter((arg) => !arg.startsWith('--input-type') && isNodeOwnOption(arg.split('=')[0]));
+  const execArgv = workerExecArgv(); // without V8's options, which a worker refuses
   const threads: { worker: Worker; exited: Promise<void> }[] = [];
   const stageWaits = new Map<number, { left: number; done(): void }>();
   let nextStageId = 1;

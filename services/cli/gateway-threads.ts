@@ -5,6 +5,7 @@ import { MessageChannel, Worker } from 'node:worker_threads';
 import { answerBudgetCalls } from '../access/budgets-port.ts';
 import type { Budgets } from '../access/budgets.ts';
 import { collectStagesBeforeWriting, mergeStages, type StageTotals } from '../core/stage-timings.ts';
+import { workerExecArgv } from '../core/worker-exec-argv.ts';
 import type { Config } from './config.ts';
 import type { GatewayThreadData } from './gateway-thread.ts';
 
@@ -74,7 +75,7 @@ export async function startGatewayThreads(options: GatewayThreadsOptions): Promi
   const { config, budgets, logStream } = options;
   const port = await claimPort(config.gateway.host, config.gateway.port);
   const url = threadModuleUrl();
-  const execArgv = process.execArgv.filter((arg) => !arg.startsWith('--input-type'));
+  const execArgv = workerExecArgv(); // without V8's options, which a worker refuses
   const threads: { worker: Worker; exited: Promise<void> }[] = [];
   const stageWaits = new Map<number, { left: number; done(): void }>();
   let nextStageId = 1;

@@ -119,6 +119,20 @@ describe('fundus serve with several gateway threads on one port', () => {
     }
   });
 
+  it('starts and answers from every thread with V8 options on the node command line (--max-old-space-size): not handed to the threads, which refuse them', async () => {
+    const served = await startFundus(['--data', data, '--role', 'gateway', '--port', '0'], { FUNDUS_GATEWAY_THREADS: '2', FUNDUS_ANONYMOUS_LIMIT: '100000/s' }, ['gateway'], [
+      '--max-old-space-size=768',
+      '--stack-trace-limit=20',
+    ]);
+    try {
+      const answers = await untilTwoThreads(served, '/v1/search', () => search(served, { q: 'Mietpreisbremse' }));
+      for (const answer of answers) expect(answer.status).toBe(200);
+      expect((JSON.parse(answers[0].body) as { results: unknown[] }).results.length).toBeGreaterThan(0);
+    } finally {
+      expect(await served.stop()).toBe(0);
+    }
+  });
+
   it('spreads long-lived keep-alive connections evenly over the threads (SO_REUSEPORT alone hashes them at random)', async () => {
     const served = await startFundus(['--data', data, '--role', 'gateway', '--port', '0'], { FUNDUS_GATEWAY_THREADS: '2', FUNDUS_ANONYMOUS_LIMIT: '100000/s' });
     const agent = new Agent({ keepAlive: true, maxSockets: 8 });

@@ -44,10 +44,10 @@ export interface ServingProcess {
 }
 
 /** Starts `fundus serve` on free ports (port 0) and waits until every role printed its address. */
-export function startFundus(args: string[], env: Record<string, string> = {}, roles = ['gateway']): Promise<ServingProcess> {
+export function startFundus(args: string[], env: Record<string, string> = {}, roles = ['gateway'], nodeArgs: string[] = []): Promise<ServingProcess> {
   requireBuild();
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [FUNDUS_BIN, 'serve', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...nodeArgs, FUNDUS_BIN, 'serve', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     const urls: Record<string, string> = {};
     const exited = new Promise<number | null>((done) => child.on('close', (code) => done(code)));

@@ -200,15 +200,22 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
     void watchMemory(slot, child, job);
   }
 
+  /**
+   * Reads the process's resident memory every RSS_POLL_MS while the job runs. The first read comes
+   * after one interval, not at once: most pages take a few milliseconds, and a read of /proc for
+   * each of them cost the ingesting process about a third of a millisecond per file.
+   */
   async function watchMemory(slot: Slot, child: ChildProcess, job: Pending): Promise<void> {
-    while (slot.child === child && slot.jobs[0] === job && !slot.killedFor && child.pid) {
-      const mb = await residentMb(child.pid);
+    const running = () => slot.child === child && slot.jobs[0] === job && !slot.killedFor && child.pid !== undefined;
+    for (;;) {
+      await new Promise((wake) => setTimeout(wake, RSS_POLL_MS).unref());
+      if (!running()) return;
+      const mb = await residentMb(child.pid!);
       if (mb === null) return;
-      if (mb > maxRssMb && slot.child === child && slot.jobs[0] === job) {
+      if (mb > maxRssMb && running()) {
         kill(slot, new ExtractionError('OUT_OF_MEMORY', `resident memory ${Math.round(mb)} MB over the limit of ${maxRssMb} MB`));
         return;
       }
-      await new Promise((wake) => setTimeout(wake, RSS_POLL_MS).unref());
     }
   }
 

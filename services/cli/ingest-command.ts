@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { analyzeQuery } from '../core/analysis/index.ts';
 import type { DocumentIndex } from '../core/index-port.ts';
 import { SqliteIndex } from '../index/sqlite/sqlite-index.ts';
 import { createExtractionPool } from '../ingest/extract/pool.ts';
@@ -69,6 +70,9 @@ export async function ingestInputs(
     await pool.close();
     throw error;
   }
+  // The head-term lists at the end analyse words in this process: its lexicon is loaded now, while
+  // this process waits for the extraction processes to start, not at the end where nothing overlaps it.
+  const warmUp = index instanceof SqliteIndex ? setTimeout(() => analyzeQuery('Aufwärmen'), 0) : undefined;
   const classifyTopic = config.topicLlm
     ? (await import('../ingest/topics/llm-classifier.ts')).createLlmTopicClassifier({ ...config.topicLlm, fallback: classifyTopicByKeywords })
     : undefined;
@@ -94,6 +98,7 @@ export async function ingestInputs(
     }
     return summary;
   } finally {
+    clearTimeout(warmUp);
     await progress.done();
     await pool.close();
     await index.close();

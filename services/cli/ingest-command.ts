@@ -81,7 +81,7 @@ export async function ingestInputs(
     const summary = await ingest(progress.counted(inputs), {
       index,
       extract: (input) => progress.prepared(pool.extract(input)),
-      prepare: (doc, url) => progress.prepared(pool.prepare(doc, url)),
+      prepare: (doc, url, options) => progress.prepared(pool.prepare(doc, url, options)),
       ...(classifyTopic && { classifyTopic }),
       maxBytes: run.maxBytes,
       concurrency: run.workers * 4,

@@ -11,13 +11,6 @@ if (major < NEEDED[0] || (major === NEEDED[0] && minor < NEEDED[1])) {
   process.exit(1);
 }
 
-// V8's compiled code of our modules kept on disk (Node's compile cache, in the temporary folder):
-// start-up of every command and of each extraction process compiles less. The processes `fundus`
-// starts inherit it through the environment. NODE_DISABLE_COMPILE_CACHE=1 turns it off.
-const { enableCompileCache } = await import('node:module');
-const cache = enableCompileCache?.();
-if (cache?.directory && !process.env.NODE_COMPILE_CACHE) process.env.NODE_COMPILE_CACHE = cache.directory;
-
 const { main } = await import('../dist/services/cli/main.js');
 const { printableMessage } = await import('../dist/services/cli/printable.js');
 main(process.argv.slice(2)).then(

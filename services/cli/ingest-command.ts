@@ -73,11 +73,11 @@ export async function ingestInputs(
   // The head-term lists at the end analyse words in this process: its lexicon is loaded now, while
   // this process waits for the extraction processes to start, not at the end where nothing overlaps it.
   const warmUp = index instanceof SqliteIndex ? setTimeout(() => analyzeQuery('Aufwärmen'), 0) : undefined;
-  const classifyTopic = config.topicLlm
-    ? (await import('../ingest/topics/llm-classifier.ts')).createLlmTopicClassifier({ ...config.topicLlm, fallback: classifyTopicByKeywords })
-    : undefined;
   const progress = createProgress(out, run.quiet);
   try {
+    const classifyTopic = config.topicLlm
+      ? (await import('../ingest/topics/llm-classifier.ts')).createLlmTopicClassifier({ ...config.topicLlm, fallback: classifyTopicByKeywords })
+      : undefined;
     const summary = await ingest(progress.counted(inputs), {
       index,
       extract: (input) => progress.prepared(pool.extract(input)),

@@ -54,13 +54,36 @@ function peakRssOf(pid: number): number {
   return Math.max(statusField(pid, 'VmHWM'), tree(pid));
 }
 
+/** CPU seconds (user + system) a process has used so far, from /proc/PID/stat; null once it is gone. */
+function cpuSecondsOf(pid: number): number | null {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+  } catch {
+    return null;
+  }
+}
+const CLOCK_TICKS = 100;
+
 async function run(type: string) {
   const { file, count } = manifestFor(type);
   const data = mkdtempSync(join(tmpdir(), 'fundus-bench-ingest-'));
   const started = performance.now();
   const child = spawn(process.execPath, [join(ROOT, 'bin/fundus.js'), 'ingest', '--data', data, '--quiet', '--manifest', file], { stdio: ['ignore', 'pipe', 'pipe'] });
   let peak = 0;
-  const timer = setInterval(() => (peak = Math.max(peak, peakRssOf(child.pid!))), 50);
+  // CPU time of the process and of each extraction process, last seen every 50 ms: on a loaded
+  // machine the wall clock says little, the CPU time of the tree is what a change saves.
+  const cpu = new Map<number, number>();
+  const sampleCpu = () => {
+    for (const pid of [child.pid!, ...childrenOf(child.pid!)]) {
+      const seconds = cpuSecondsOf(pid);
+      if (seconds !== null) cpu.set(pid, seconds);
+    }
+  };
+  const timer = setInterval(() => {
+    peak = Math.max(peak, peakRssOf(child.pid!));
+    sampleCpu();
+  }, 50);
   let out = '';
   child.stdout.on('data', (c) => (out += c));
   child.stderr.on('data', () => {});
@@ -68,7 +91,19 @@ async function run(type: string) {
   clearInterval(timer);
   const seconds = (performance.now() - started) / 1000;
   if (code !== 0) throw new Error(`ingest failed (${code}): ${out}`);
-  return { type, documents: count, seconds: Number(seconds.toFixed(2)), docsPerSecond: Math.round(count / seconds), peakRssMiB: Math.round(peak / 1048576), summary: out.trim() };
+  const mainCpu = cpu.get(child.pid!) ?? 0;
+  const extractionCpu = [...cpu].filter(([pid]) => pid !== child.pid).reduce((sum, [, seconds]) => sum + seconds, 0);
+  return {
+    type,
+    documents: count,
+    seconds: Number(seconds.toFixed(2)),
+    docsPerSecond: Math.round(count / seconds),
+    peakRssMiB: Math.round(peak / 1048576),
+    /** Sampled: the last 50 ms of each process may be missing. */
+    cpuSeconds: { main: Number(mainCpu.toFixed(2)), extraction: Number(extractionCpu.toFixed(2)) },
+    load: readFileSync('/proc/loadavg', 'utf8').split(' ')[0],
+    summary: out.trim(),
+  };
 }
 
 const results = [];
@@ -77,8 +112,10 @@ for (const type of values.types!.split(',')) {
 }
 const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
 console.log(`machine: ${machine}`);
-console.log('| input | documents | seconds | docs/s | peak RSS |');
-console.log('|---|---|---|---|---|');
-for (const r of results) console.log(`| ${r.type} | ${r.documents} | ${r.seconds} | ${r.docsPerSecond} | ${r.peakRssMiB} MiB |`);
+console.log('| input | documents | seconds | docs/s | peak RSS | CPU s: main + extraction | load (1 min) |');
+console.log('|---|---|---|---|---|---|---|');
+for (const r of results) {
+  console.log(`| ${r.type} | ${r.documents} | ${r.seconds} | ${r.docsPerSecond} | ${r.peakRssMiB} MiB | ${r.cpuSeconds.main} + ${r.cpuSeconds.extraction} | ${r.load} |`);
+}
 for (const r of results) console.log(`${r.type}: ${r.summary}`);
 if (values.json) writeFileSync(values.json, JSON.stringify({ machine, results }, null, 2));

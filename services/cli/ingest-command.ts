@@ -1,14 +1,14 @@
 import { parseArgs } from 'node:util';
+import { analyzeQuery } from '../core/analysis/index.ts';
+import type { DocumentIndex } from '../core/index-port.ts';
 import { SqliteIndex } from '../index/sqlite/sqlite-index.ts';
-import { openTypesenseIndex } from '../index/typesense/open.ts';
-import { createExtractionPool } from '../ingest/extract/index.ts';
+import { createExtractionPool } from '../ingest/extract/pool.ts';
 import type { IngestInput } from '../ingest/item.ts';
 import { localInputs } from '../ingest/local-files.ts';
 import { readRecords } from '../ingest/records.ts';
 import { isWarcFile, warcInputs } from '../ingest/resource-inputs.ts';
 import { ingest, type IngestSummary } from '../ingest/pipeline.ts';
 import { classifyTopicByKeywords } from '../ingest/topics/keyword-classifier.ts';
-import { createLlmTopicClassifier } from '../ingest/topics/llm-classifier.ts';
 import { createProgress, formatSummary } from './progress.ts';
 import { loadConfig } from './config.ts';
 import { UsageError } from './usage.ts';
@@ -57,18 +57,32 @@ export async function ingestInputs(
   out: NodeJS.WriteStream = process.stderr,
 ): Promise<IngestSummary> {
   const config = loadConfig({ data: run.dataDir });
-  const index =
-    config.index.kind === 'sqlite'
-      ? new SqliteIndex({ file: config.index.file })
-      : await openTypesenseIndex({ nodes: config.index.nodes, apiKey: config.index.apiKey, collection: 'web', create: true });
+  // The extraction processes start first: their start-up (modules, lexicon) runs while this one
+  // opens the index. The Typesense client and the AI classifier are loaded only when configured.
   const pool = createExtractionPool({ workers: run.workers, timeoutMs: run.timeoutMs, maxMemoryMb: 512, maxBytes: run.maxBytes });
+  let index: DocumentIndex;
+  try {
+    index =
+      config.index.kind === 'sqlite'
+        ? new SqliteIndex({ file: config.index.file })
+        : await (await import('../index/typesense/open.ts')).openTypesenseIndex({ nodes: config.index.nodes, apiKey: config.index.apiKey, collection: 'web', create: true });
+  } catch (error) {
+    await pool.close();
+    throw error;
+  }
+  // The head-term lists at the end analyse words in this process: its lexicon is loaded now, while
+  // this process waits for the extraction processes to start, not at the end where nothing overlaps it.
+  const warmUp = index instanceof SqliteIndex ? setTimeout(() => analyzeQuery('Aufwärmen'), 0) : undefined;
   const progress = createProgress(out, run.quiet);
   try {
+    const classifyTopic = config.topicLlm
+      ? (await import('../ingest/topics/llm-classifier.ts')).createLlmTopicClassifier({ ...config.topicLlm, fallback: classifyTopicByKeywords })
+      : undefined;
     const summary = await ingest(progress.counted(inputs), {
       index,
       extract: (input) => progress.prepared(pool.extract(input)),
-      prepare: (doc, url) => progress.prepared(pool.prepare(doc, url)),
-      ...(config.topicLlm && { classifyTopic: createLlmTopicClassifier({ ...config.topicLlm, fallback: classifyTopicByKeywords }) }),
+      prepare: (doc, url, options) => progress.prepared(pool.prepare(doc, url, options)),
+      ...(classifyTopic && { classifyTopic }),
       maxBytes: run.maxBytes,
       concurrency: run.workers * 4,
       onEvent: progress.onEvent,
@@ -84,6 +98,7 @@ export async function ingestInputs(
     }
     return summary;
   } finally {
+    clearTimeout(warmUp);
     await progress.done();
     await pool.close();
     await index.close();

@@ -1,11 +1,4 @@
 import { printable, printableMessage } from './printable.ts';
-import { crawlCommand } from './crawl-command.ts';
-import { DEMO_USAGE, demoCommand } from './demo-command.ts';
-import { FEDIVERSE_USAGE, runFediverseCommand } from './fediverse-command.ts';
-import { INDEX_USAGE, runIndexCommand } from './index-command.ts';
-import { INGEST_USAGE, ingestCommand } from './ingest-command.ts';
-import { KEYS_USAGE, runKeysCommand } from './keys-command.ts';
-import { SERVE_USAGE, serveCommand } from './serve-command.ts';
 import { EXIT, isUsageError, versionText, wantsHelp, wantsVersion } from './usage.ts';
 
 const USAGE = `fundus — read-only search and document index for stored web documents
@@ -28,31 +21,40 @@ const USAGE = `fundus — read-only search and document index for stored web doc
 
 Exit codes: 0 done, 1 failed (a file, service or key missing or broken), 2 wrong command line.`;
 
-const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = {
-  ingest: ingestCommand,
-  serve: serveCommand,
-  keys: (argv) => runKeysCommand(argv),
-  crawl: crawlCommand,
-  fediverse: runFediverseCommand,
-  index: (argv) => runIndexCommand(argv),
-  demo: demoCommand,
+// Each command's module is loaded when it runs: loading all of them (the server, MCP, Typesense
+// client...) cost every `fundus ingest` about 0.3 s of CPU before its first file.
+type Command = (argv: string[]) => Promise<number>;
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  ingest: async () => (await import('./ingest-command.ts')).ingestCommand,
+  serve: async () => (await import('./serve-command.ts')).serveCommand,
+  keys: async () => {
+    const { runKeysCommand } = await import('./keys-command.ts');
+    return (argv) => runKeysCommand(argv);
+  },
+  crawl: async () => (await import('./crawl-command.ts')).crawlCommand,
+  fediverse: async () => (await import('./fediverse-command.ts')).runFediverseCommand,
+  index: async () => {
+    const { runIndexCommand } = await import('./index-command.ts');
+    return (argv) => runIndexCommand(argv);
+  },
+  demo: async () => (await import('./demo-command.ts')).demoCommand,
 };
 
 /** Each command's help; crawl prints its own (it owns the flag table). */
-const HELP: Record<string, string | null> = {
-  ingest: INGEST_USAGE,
-  serve: SERVE_USAGE,
-  keys: KEYS_USAGE,
-  crawl: null,
-  fediverse: FEDIVERSE_USAGE,
-  index: INDEX_USAGE,
-  demo: DEMO_USAGE,
+const HELP: Record<string, () => Promise<string | null>> = {
+  ingest: async () => (await import('./ingest-command.ts')).INGEST_USAGE,
+  serve: async () => (await import('./serve-command.ts')).SERVE_USAGE,
+  keys: async () => (await import('./keys-command.ts')).KEYS_USAGE,
+  crawl: async () => null,
+  fediverse: async () => (await import('./fediverse-command.ts')).FEDIVERSE_USAGE,
+  index: async () => (await import('./index-command.ts')).INDEX_USAGE,
+  demo: async () => (await import('./demo-command.ts')).DEMO_USAGE,
 };
 
 /** Prints a command's help and nothing else happens: no data directory, no index, no server. */
 async function help(name: string): Promise<number> {
-  const text = HELP[name];
-  if (text === null) return crawlCommand(['--help']);
+  const text = await HELP[name]();
+  if (text === null) return (await COMMANDS.crawl())(['--help']);
   console.log(text);
   return EXIT.ok;
 }
@@ -68,18 +70,18 @@ export async function main(argv: string[]): Promise<number> {
     return EXIT.usage;
   }
   if (name === '-h' || name === '--help' || name === 'help') {
-    if (name === 'help' && rest[0] && rest[0] in COMMANDS) return help(rest[0]);
+    if (name === 'help' && rest[0] && Object.hasOwn(COMMANDS, rest[0])) return help(rest[0]);
     console.log(USAGE);
     return EXIT.ok;
   }
-  const command = COMMANDS[name];
-  if (!command) {
+  const load = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  if (!load) {
     console.error(`fundus: unknown command "${printable(name)}"\n\n${USAGE}`);
     return EXIT.usage;
   }
   if (wantsHelp(rest)) return help(name);
   try {
-    return await command(rest);
+    return await (await load())(rest);
   } catch (error) {
     if (isUsageError(error)) {
       console.error(`fundus ${name}: ${printableMessage(error.message)}\n(run "fundus ${name} --help" for the options)`);

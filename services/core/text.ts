@@ -16,28 +16,61 @@ export function contentHashOf(text: string): string {
   return createHash('sha256').update(normalizeText(text)).digest('hex');
 }
 
-const WORD = /[\p{L}\p{N}]+/gu;
 const SHINGLE = 3;
 const MIN_WORDS_FOR_FINGERPRINT = 40;
 
-/** Two independent 32-bit hashes of each word (FNV-1a and a murmur-style mix). */
+const WORD_CHAR = /^[\p{L}\p{N}]$/u;
+/** Per UTF-16 unit of the basic plane: 0 not known yet, 1 part of a word (a letter or digit), 2 not. */
+const wordUnit = new Uint8Array(65536);
+
+function isWordCodePoint(codePoint: number): boolean {
+  if (codePoint > 0xffff || (codePoint >= 0xd800 && codePoint <= 0xdfff)) return WORD_CHAR.test(String.fromCodePoint(codePoint));
+  let known = wordUnit[codePoint];
+  if (known === 0) wordUnit[codePoint] = known = WORD_CHAR.test(String.fromCharCode(codePoint)) ? 1 : 2;
+  return known === 1;
+}
+
+/**
+ * Two independent 32-bit hashes (FNV-1a and a murmur-style mix) of each word: each maximal run of
+ * letters and digits (\p{L}\p{N}) of the lower-cased text. Hashed while scanning, without cutting
+ * the words out as strings (that was most of a fingerprint's cost).
+ */
 function wordHashes(text: string): { high: Uint32Array; low: Uint32Array } {
-  const words = text.toLowerCase().match(WORD) ?? [];
-  const high = new Uint32Array(words.length);
-  const low = new Uint32Array(words.length);
-  words.forEach((word, index) => {
-    let a = 0x811c9dc5;
-    let b = 0x9747b28c;
-    for (let i = 0; i < word.length; i++) {
-      const c = word.charCodeAt(i);
-      a = Math.imul(a ^ c, 0x01000193);
-      b = Math.imul(b ^ c, 0x5bd1e995);
-      b ^= b >>> 15;
+  const lower = text.toLowerCase();
+  const high = new Uint32Array((lower.length >>> 1) + 1);
+  const low = new Uint32Array(high.length);
+  let words = 0;
+  let inWord = false;
+  let a = 0;
+  let b = 0;
+  for (let i = 0; i < lower.length; i++) {
+    const unit = lower.charCodeAt(i);
+    const pair = unit >= 0xd800 && unit <= 0xdbff && i + 1 < lower.length ? lower.codePointAt(i)! : unit;
+    const units = pair > 0xffff ? 2 : 1;
+    if (isWordCodePoint(pair)) {
+      if (!inWord) {
+        inWord = true;
+        a = 0x811c9dc5;
+        b = 0x9747b28c;
+      }
+      for (let k = 0; k < units; k++) {
+        const c = lower.charCodeAt(i + k);
+        a = Math.imul(a ^ c, 0x01000193);
+        b = Math.imul(b ^ c, 0x5bd1e995);
+        b ^= b >>> 15;
+      }
+    } else if (inWord) {
+      inWord = false;
+      high[words] = a >>> 0;
+      low[words++] = b >>> 0;
     }
-    high[index] = a >>> 0;
-    low[index] = b >>> 0;
-  });
-  return { high, low };
+    i += units - 1;
+  }
+  if (inWord) {
+    high[words] = a >>> 0;
+    low[words++] = b >>> 0;
+  }
+  return { high: high.subarray(0, words), low: low.subarray(0, words) };
 }
 
 /**
@@ -48,18 +81,31 @@ function wordHashes(text: string): { high: Uint32Array; low: Uint32Array } {
 export function fingerprintOf(text: string): string | null {
   const { high: hashHigh, low: hashLow } = wordHashes(text);
   if (hashHigh.length < MIN_WORDS_FOR_FINGERPRINT) return null;
-  const counts = new Map<number, { low: number; count: number }>();
+  // Distinct words in the order of their first occurrence (the sums below keep that order), counted
+  // in typed arrays: an object per distinct word made this the dearest step of a record's preparation.
+  const slotOf = new Map<number, number>();
+  const highs = new Uint32Array(hashHigh.length);
+  const lows = new Uint32Array(hashHigh.length);
+  const counts = new Uint32Array(hashHigh.length);
+  let distinct = 0;
   for (let i = 0; i < hashHigh.length; i++) {
-    const entry = counts.get(hashHigh[i]);
-    if (entry) entry.count++;
-    else counts.set(hashHigh[i], { low: hashLow[i], count: 1 });
+    const slot = slotOf.get(hashHigh[i]);
+    if (slot !== undefined) counts[slot]++;
+    else {
+      slotOf.set(hashHigh[i], distinct);
+      highs[distinct] = hashHigh[i];
+      lows[distinct] = hashLow[i];
+      counts[distinct++] = 1;
+    }
   }
   // A bit of the SimHash is set when the words with that bit set outweigh those without: only the
   // set bits of each word's hashes are visited (half the work of adding ± its weight to all 64).
   const setWeight = new Float64Array(64);
   let totalWeight = 0;
-  for (const [high, { low, count }] of counts) {
-    const weight = 1 + Math.log(count);
+  for (let slot = 0; slot < distinct; slot++) {
+    const high = highs[slot];
+    const low = lows[slot];
+    const weight = 1 + Math.log(counts[slot]);
     totalWeight += weight;
     for (let bits = high | 0; bits !== 0; bits &= bits - 1) setWeight[31 - Math.clz32(bits & -bits)] += weight;
     for (let bits = low | 0; bits !== 0; bits &= bits - 1) setWeight[63 - Math.clz32(bits & -bits)] += weight;

@@ -1,4 +1,4 @@
-import { existsSync, type Dirent } from 'node:fs';
+import { closeSync, constants, existsSync, fstatSync, openSync, readFileSync, realpathSync, statSync, type Dirent, type Stats } from 'node:fs';
 import { readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import * as z from 'zod';
@@ -43,8 +43,21 @@ function fileItem(path: string, url: string, fetchedAt: string | undefined, head
     headers,
     label: path,
     size,
-    read: async () => new Uint8Array(await readFile(path)),
+    // Read at once: fs/promises' readFile (open, fstat, read, close as four promises) cost more CPU
+    // than extracting a small page; the file is known to be regular and at most maxBytes large.
+    read: async () => new Uint8Array(readRegularFile(path)),
   };
+}
+
+/** The bytes of a regular file; opened without blocking, so that a file replaced by a FIFO since it was listed cannot hang the run. */
+function readRegularFile(path: string): Buffer {
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    if (!fstatSync(fd).isFile()) throw Object.assign(new Error('not a regular file any more'), { code: 'SPECIAL_FILE' });
+    return readFileSync(fd);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** The file: URL of a file inside an input folder `root` (see the top of this file). */
@@ -65,6 +78,22 @@ function specialKind(info: { isFIFO(): boolean; isSocket(): boolean; isBlockDevi
 
 function isInside(folder: string, path: string): boolean {
   return path === folder || path.startsWith(folder.endsWith(sep) ? folder : folder + sep);
+}
+
+function statOrNull(path: string): Stats | null {
+  try {
+    return statSync(path) ?? null;
+  } catch {
+    return null;
+  }
+}
+
+function realPathOrNull(path: string): string | null {
+  try {
+    return realpathSync.native(path);
+  } catch {
+    return null;
+  }
 }
 
 /** Entries of a manifest; a bad line is reported and skipped, never the whole manifest. */
@@ -107,7 +136,8 @@ export async function* readManifest(file: string): AsyncGenerator<IngestInput> {
       yield { label, reason: `MANIFEST_PATH_OUTSIDE: "${given}" leaves the manifest's folder` };
       continue;
     }
-    const real = await realpath(path).catch(() => null);
+    // Synchronous: two calls per line, each far cheaper than its promise (a manifest of thousands of lines).
+    const real = realPathOrNull(path);
     if (real === null) {
       yield { label: path, reason: 'FILE_NOT_FOUND' };
       continue;
@@ -116,7 +146,7 @@ export async function* readManifest(file: string): AsyncGenerator<IngestInput> {
       yield { label, reason: `MANIFEST_PATH_OUTSIDE: "${given}" is a link to a file outside the manifest's folder` };
       continue;
     }
-    const info = await stat(real).catch(() => null);
+    const info = statOrNull(real);
     if (!info?.isFile()) {
       const special = info && specialKind(info);
       yield { label: path, reason: special ? `SPECIAL_FILE: ${special}, not a document` : 'FILE_NOT_FOUND' };

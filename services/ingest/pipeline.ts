@@ -13,7 +13,7 @@ export interface IngestDeps {
   index: DocumentIndex;
   extract(input: { bytes: Uint8Array; url: string; fileName?: string; headers?: Record<string, string> }): Promise<ExtractedDocument>;
   /** Prepares a pre-extracted document, fetched from `url`, for the index off the main thread (the extraction pool). */
-  prepare?(doc: ExtractedDocument, url: string): Promise<ExtractedDocument>;
+  prepare?(doc: ExtractedDocument, url: string, options?: { topic?: boolean }): Promise<ExtractedDocument>;
   /** A topic classifier other than the offline one the workers run (e.g. an AI endpoint). */
   classifyTopic?(doc: { title: string; text: string; url: string }): Promise<string | null> | string | null;
   /** Files larger than this are skipped without being read. */
@@ -105,7 +105,8 @@ export async function ingest(inputs: AsyncIterable<IngestInput> | Iterable<Inges
   async function prepare(item: IngestItem): Promise<Prepared> {
     try {
       if (item.extracted) {
-        const extracted = deps.prepare ? await deps.prepare(item.extracted, item.url) : item.extracted;
+        // A record that names its topic keeps it: the workers need not classify it.
+        const extracted = deps.prepare ? await deps.prepare(item.extracted, item.url, { topic: item.topic === undefined }) : item.extracted;
         return { item, extracted, topic: item.topic !== undefined ? item.topic : await classify(extracted, item.url) };
       }
       if (item.size !== undefined && item.size > deps.maxBytes) return { label: item.label, reason: `TOO_LARGE: ${item.size} bytes` };

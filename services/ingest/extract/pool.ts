@@ -41,8 +41,8 @@ export interface ExtractJobOptions {
 export interface ExtractionPool {
   /** Extracts a file and prepares it for the index (analysis, fingerprint, topic). */
   extract(input: ExtractInput, job?: ExtractJobOptions): Promise<ExtractedDocument>;
-  /** Prepares an already extracted document for the index, in the pool's processes. */
-  prepare(doc: ExtractedDocument, url?: string): Promise<ExtractedDocument>;
+  /** Prepares an already extracted document for the index, in the pool's processes; `topic: false` skips the offline topic. */
+  prepare(doc: ExtractedDocument, url?: string, options?: { topic?: boolean }): Promise<ExtractedDocument>;
   close(): Promise<void>;
 }
 
@@ -50,6 +50,8 @@ interface Pending {
   id: number;
   input: ExtractInput;
   preExtracted?: ExtractedDocument;
+  /** False: the pre-extracted document brings its own topic. */
+  topic?: boolean;
   hook?: TestOnlyHook;
   resolve(doc: ExtractedDocument): void;
   reject(error: ExtractionError): void;
@@ -200,15 +202,22 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
     void watchMemory(slot, child, job);
   }
 
+  /**
+   * Reads the process's resident memory every RSS_POLL_MS while the job runs. The first read comes
+   * after one interval, not at once: most pages take a few milliseconds, and a read of /proc for
+   * each of them cost the ingesting process about a third of a millisecond per file.
+   */
   async function watchMemory(slot: Slot, child: ChildProcess, job: Pending): Promise<void> {
-    while (slot.child === child && slot.jobs[0] === job && !slot.killedFor && child.pid) {
-      const mb = await residentMb(child.pid);
+    const running = () => slot.child === child && slot.jobs[0] === job && !slot.killedFor && child.pid !== undefined;
+    for (;;) {
+      await new Promise((wake) => setTimeout(wake, RSS_POLL_MS).unref());
+      if (!running()) return;
+      const mb = await residentMb(child.pid!);
       if (mb === null) return;
-      if (mb > maxRssMb && slot.child === child && slot.jobs[0] === job) {
+      if (mb > maxRssMb && running()) {
         kill(slot, new ExtractionError('OUT_OF_MEMORY', `resident memory ${Math.round(mb)} MB over the limit of ${maxRssMb} MB`));
         return;
       }
-      await new Promise((wake) => setTimeout(wake, RSS_POLL_MS).unref());
     }
   }
 
@@ -291,7 +300,8 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
     startTimer(slot);
     const preExtracted = job.preExtracted ? jobs.map((j) => j.preExtracted!) : undefined;
     const preExtractedUrls = job.preExtracted ? jobs.map((j) => j.input.url) : undefined;
-    const message: WorkerJob = { id: job.id, input: job.input, preExtracted, preExtractedUrls, testOnlyHook: job.hook };
+    const preExtractedTopics = job.preExtracted ? jobs.map((j) => j.topic !== false) : undefined;
+    const message: WorkerJob = { id: job.id, input: job.input, preExtracted, preExtractedUrls, preExtractedTopics, testOnlyHook: job.hook };
     // Serialized (copied) into the IPC channel: the caller's bytes stay as they are.
     slot.child!.send(message, (error) => {
       if (error && slot.jobs[0] === job) kill(slot, new ExtractionError('WORKER_FAILED', `could not hand the job to an extraction process: ${error.message}`, { cause: error }));
@@ -334,11 +344,11 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
         dispatch();
       });
     },
-    prepare(doc, url = '') {
+    prepare(doc, url = '', options = {}) {
       if (closing) return Promise.reject(new ExtractionError('POOL_CLOSED'));
       if (broken) return Promise.reject(broken);
       return new Promise<ExtractedDocument>((resolve, reject) => {
-        queue.push({ id: nextId++, input: { bytes: new Uint8Array(0), url }, preExtracted: doc, resolve, reject });
+        queue.push({ id: nextId++, input: { bytes: new Uint8Array(0), url }, preExtracted: doc, topic: options.topic, resolve, reject });
         dispatch();
       });
     },

@@ -19,6 +19,8 @@ export interface WorkerJob {
   preExtracted?: ExtractedDocument[];
   /** The URL each pre-extracted document was fetched from. */
   preExtractedUrls?: string[];
+  /** Per pre-extracted document: false when it brings its own topic (no offline classification). */
+  preExtractedTopics?: boolean[];
   testOnlyHook?: TestOnlyHook;
 }
 
@@ -47,10 +49,10 @@ const orphanWatch = new Worker(
 );
 orphanWatch.unref();
 
-async function outcomeOf(work: () => Promise<ExtractedDocument> | ExtractedDocument, url: string | undefined): Promise<Outcome> {
+async function outcomeOf(work: () => Promise<ExtractedDocument> | ExtractedDocument, url: string | undefined, topic = true): Promise<Outcome> {
   try {
     const doc = await work();
-    doc.prepared = prepareForIndex(doc, url);
+    doc.prepared = prepareForIndex(doc, url, { topic });
     return { ok: true, doc };
   } catch (error) {
     const e = toExtractionError(error);
@@ -61,7 +63,7 @@ async function outcomeOf(work: () => Promise<ExtractedDocument> | ExtractedDocum
 process.on('message', async (job: WorkerJob) => {
   if (job.preExtracted) {
     const batch: Outcome[] = [];
-    for (const [i, doc] of job.preExtracted.entries()) batch.push(await outcomeOf(() => doc, job.preExtractedUrls?.[i]));
+    for (const [i, doc] of job.preExtracted.entries()) batch.push(await outcomeOf(() => doc, job.preExtractedUrls?.[i], job.preExtractedTopics?.[i] ?? true));
     send({ id: job.id, batch } satisfies WorkerReply);
     return;
   }

@@ -145,7 +145,7 @@ export function scoreIn(list: BlockedList, seq: number, blockBits: number, lengt
     if ((bits[w] & bit) === 0) return -1;
     const postings = list.postings(block);
     i = postings.from + bitCount(bits[w] & (bit - 1));
-    for (let v = (block << (blockBits - 5)) + 1; v < w; v++) i += bitCount(bits[v]);
+    for (let v = (block << (blockBits - 5)); v < w; v++) i += bitCount(bits[v]);
     return postings.scores ? postings.scores[i] : phraseScore(list.idf, postings.frequencies![i], lengthNorm[seq]);
   }
   const { seqs, frequencies, scores, from, to } = list.postings(block);

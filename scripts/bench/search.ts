@@ -60,6 +60,8 @@ const SIZES = values.docs!.split(',').map((s) => Number(s.trim())).filter((n) =>
 const OUT = resolve(values.out!);
 const ROUNDS = Math.max(1, Number(values.rounds));
 const MAX_SECONDS = Number(values['max-seconds']);
+/** Requests of the mix sent before measuring (cpu-probe.ts: CPU per request levels off after a few thousand). */
+const WARM_UP_REQUESTS = 6000;
 const LEVELS = values.concurrency!.split(',').map(Number);
 const QUERY_FILE = join(ROOT, 'scripts/bench/queries.json');
 const FIXED_QUERIES = (JSON.parse(readFileSync(QUERY_FILE, 'utf8')) as { queries: BenchQuery[] }).queries;
@@ -487,8 +489,11 @@ async function measure(docs: number): Promise<SizeResult[]> {
   let servePeakAnon = 0;
   try {
     for (const [m, mix] of mixes.entries()) {
-      // One unmeasured pass at concurrency 8: the first use of every statement and page.
-      await runLoad({ baseUrl: server.baseUrl, key, queries: mix.queries, concurrency: 8, rounds: 1, maxSeconds: MAX_SECONDS, serverPid: server.pid });
+      // Unmeasured passes at concurrency 8 (WARM_UP_REQUESTS): the first use of every statement and
+      // page, and the JIT of every serving thread — each is an isolate of its own that compiles its
+      // own code, and one pass left half the mix cold in each (the c=1 p99 was first runs).
+      const warmUpRounds = Math.ceil(WARM_UP_REQUESTS / Math.max(1, mix.queries.length));
+      await runLoad({ baseUrl: server.baseUrl, key, queries: mix.queries, concurrency: 8, rounds: warmUpRounds, maxSeconds: MAX_SECONDS, serverPid: server.pid });
       for (const concurrency of LEVELS) {
         measured[m].quietBefore.push(await quiet(`${docs}: ${mix.name} mix: HTTP c=${concurrency}`));
         log(`${docs}: ${mix.name} mix: HTTP at concurrency ${concurrency}`);

@@ -3,6 +3,7 @@ import type { StoredDocument } from '../../core/document.ts';
 import { AppError } from '../../core/errors.ts';
 import type { DocumentIndex, IndexQuery, IndexSearchResult, IndexStats, SourceCount, WriteOutcome } from '../../core/index-port.ts';
 import { mergeStages, stageClock, type StageTotals } from '../../core/stage-timings.ts';
+import { workerExecArgv } from '../../core/worker-exec-argv.ts';
 import { finishHits } from './hit-fields.ts';
 import { siblingUrl } from './sibling.ts';
 import { SqliteIndex } from './sqlite-index.ts';
@@ -65,7 +66,7 @@ export class SqliteReadPool implements DocumentIndex {
     }
     const url = siblingUrl('read-worker');
     for (let i = 0; i < Math.max(1, options.workers); i++) {
-      const worker = new Worker(url, { workerData: { file: options.file, memoryShare: 1 / Math.max(1, options.workers) }, execArgv: process.execArgv.filter((arg) => !arg.startsWith('--input-type')) });
+      const worker = new Worker(url, { workerData: { file: options.file, memoryShare: 1 / Math.max(1, options.workers) }, execArgv: workerExecArgv() }); // without V8's options, which a worker refuses
       const slot = { worker, busy: 0 };
       worker.on('message', (reply: ReadReply) => {
         slot.busy--;

@@ -233,6 +233,10 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
   function kill(slot: Slot, reason: ExtractionError): void {
     if (!slot.child || slot.killedFor) return;
     slot.killedFor = reason;
+    // Referenced until it has ended: with the job's timer gone, nothing else may keep this process
+    // alive, and `fundus ingest` ended with exit code 0 and no summary before the 'close' that
+    // reports the file (seen with one hanging file).
+    slot.child.ref();
     slot.child.kill('SIGKILL');
   }
 

@@ -26,7 +26,7 @@ export interface ExtractionPoolOptions {
   timeoutMs: number;
   /**
    * Per job, in wall-clock time: the guard for a job that waits without using CPU (a read that never
-   * returns), killed after this (TIMEOUT). Default 4 × timeoutMs.
+   * returns), killed after this (TIMEOUT). Default 4 × timeoutMs; never less than timeoutMs.
    */
   hangLimitMs?: number;
   /** Old-generation heap of each extraction process (--max-old-space-size). */
@@ -186,7 +186,7 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
   const workerPath = fileURLToPath(resolveWorkerUrl());
   const workerOptions: ExtractOptions = { maxBytes: options.maxBytes, zipLimits: options.zipLimits };
   const maxRssMb = options.maxRssMb ?? options.maxMemoryMb * 2 + 256;
-  const hangLimitMs = options.hangLimitMs ?? options.timeoutMs * 4;
+  const hangLimitMs = Math.max(options.timeoutMs, options.hangLimitMs ?? options.timeoutMs * 4);
   const execArgv = childExecArgv(options.maxMemoryMb);
   const envHooks = testOnlyHooksFromEnv(process.env[TEST_ONLY_HOOKS_ENV]);
   if (envHooks.size) process.stderr.write(`fundus: ${TEST_ONLY_HOOKS_ENV} is set: test-only extraction hooks for ${envHooks.size} file name(s)\n`);

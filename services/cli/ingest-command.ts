@@ -25,7 +25,8 @@ published_at, modified_at, fetched_at, topic, news) and skips extraction.
 
   --max-mb N        skip files larger than N MiB (default 50)
   --workers N       extraction workers (default 2)
-  --timeout-ms N    time limit per file (default 30000)
+  --timeout-ms N    CPU time limit per file (default 30000; 4 × N of wall clock
+                    without an answer also ends it)
   --quiet           no per-file messages`;
 
 export interface IngestRun {

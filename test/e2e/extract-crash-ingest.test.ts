@@ -68,6 +68,22 @@ describe('fundus ingest with extraction that crashes', () => {
     expect(await documentCount(data)).toBe(6);
   }, 300_000);
 
+  // The time limit counts the CPU time of the file's process (a busy machine must not lose good
+  // files), with a wall-clock guard of 4 × --timeout-ms for a file that waits without CPU.
+  it('kills a file stuck in a loop (CPU time) and one that waits without CPU (wall-clock guard): TIMEOUT, the run goes on', async () => {
+    const input = mkdtempSync(join(tmpdir(), 'fundus-crash-timeout-'));
+    for (const name of GOOD) writeFileSync(join(input, `${name}.html`), html(`Seite ${name}`, `Öffnungszeiten und Anschrift: ${name} der Gemeinde.`));
+    for (const name of ['endlos.html', 'wartet.html']) writeFileSync(join(input, name), html(`Datei ${name}`, 'Ein gewöhnlicher Absatz.'));
+    const data = mkdtempSync(join(tmpdir(), 'fundus-crash-data-'));
+    const hooks = { 'endlos.html': 'hang', 'wartet.html': 'block' };
+    const run = await runFundus(['ingest', '--data', data, '--timeout-ms', '1500', input], { [HOOKS_ENV]: JSON.stringify(hooks) }, 240_000);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(/endlos\.html: TIMEOUT: .*after \d+ ms of CPU time \(limit 1500 ms\)/);
+    expect(run.stderr).toMatch(/wartet\.html: TIMEOUT: .*no answer after \d+ ms \(wall-clock limit 6000 ms; \d+ ms of CPU time\)/);
+    expect(run.stdout).toMatch(/read 8, added 6, .*skipped 2 \(TIMEOUT 2\)/);
+    expect(await documentCount(data)).toBe(6);
+  }, 300_000);
+
   it('ignores the hooks without the test-only variable: the same files are ordinary documents', async () => {
     const input = inputFolder();
     const data = mkdtempSync(join(tmpdir(), 'fundus-crash-data-'));

@@ -1,9 +1,11 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createExtractionPool, type ExtractionPool } from '../../services/ingest/extract/index.ts';
 import { CORPUS as CORPUS_DIR, itWithCorpus } from '../helpers/shared-corpus.ts';
 
 const CORPUS = `${CORPUS_DIR}/`;
+/** Linux: the pool counts a job's CPU time from /proc. */
+const HAS_PROC = existsSync('/proc/self/stat');
 
 const page = (title: string) =>
   new TextEncoder().encode(`<!doctype html><html lang="de"><head><title>${title}</title></head><body><main><h1>${title}</h1><p>Der Text dieser Seite ist kurz, aber vollständig.</p></main></body></html>`);
@@ -26,9 +28,51 @@ describe('extraction pool', () => {
     pool = createExtractionPool({ workers: 1, timeoutMs: 3000, maxMemoryMb: 256, maxBytes: 1024 * 1024 });
     const hanging = pool.extract({ bytes: page('hängt'), url: 'https://x.example/h' }, { testOnlyHook: 'hang' });
     const queued = pool.extract({ bytes: page('Danach'), url: 'https://x.example/n' });
-    await expect(hanging).rejects.toMatchObject({ code: 'TIMEOUT' });
+    await expect(hanging).rejects.toMatchObject({ code: 'TIMEOUT', message: expect.stringMatching(HAS_PROC ? /after \d+ ms of CPU time \(limit 3000 ms\)/ : /still running after/) });
     expect((await queued).title).toBe('Danach');
     expect((await pool.extract({ bytes: page('Noch eine'), url: 'https://x.example/m' })).title).toBe('Noch eine');
+  });
+
+  // The lead's 1M-record ingest on a loaded machine lost 64 good records (2 workers × 32 in flight) as
+  // TIMEOUT: this process was blocked longer than the limit, and when it went on, the expired timer
+  // ran before the finished job's answer was read from the pipe.
+  it('does not kill a finished job as TIMEOUT while this process was blocked past the limit', async () => {
+    pool = createExtractionPool({ workers: 1, timeoutMs: 300, hangLimitMs: 1200, maxMemoryMb: 256, maxBytes: 1024 * 1024 });
+    expect((await pool.extract({ bytes: page('Warm'), url: 'https://x.example/w' })).title).toBe('Warm');
+    const job = pool.extract({ bytes: page('Während der Pause'), url: 'https://x.example/p' });
+    // Blocks this thread (like a long synchronous commit) past both limits, without using a core.
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2500);
+    expect((await job).title).toBe('Während der Pause');
+  });
+
+  it.skipIf(!HAS_PROC)('does not kill a job whose process waits for a core (stopped) past the limit; counts its CPU time', async () => {
+    pool = createExtractionPool({ workers: 1, timeoutMs: 300, hangLimitMs: 60_000, maxMemoryMb: 256, maxBytes: 1024 * 1024 });
+    expect((await pool.extract({ bytes: page('Warm'), url: 'https://x.example/w' })).title).toBe('Warm');
+    const [pid] = extractionChildren();
+    expect(pid).toBeGreaterThan(0);
+    process.kill(pid, 'SIGSTOP');
+    try {
+      const job = pool.extract({ bytes: page('Angehalten'), url: 'https://x.example/s' });
+      const outcome = job.then(
+        (doc) => doc.title,
+        (error: Error & { code: string }) => `${error.code} ${error.message}`,
+      );
+      // Ten times the limit in wall time, with no CPU time for the process.
+      await new Promise((resume) => setTimeout(resume, 3000));
+      process.kill(pid, 'SIGCONT');
+      expect(await outcome).toBe('Angehalten');
+    } finally {
+      process.kill(pid, 'SIGCONT');
+    }
+  });
+
+  it('kills a job that waits without using CPU after the wall-clock guard: TIMEOUT, and keeps working', async () => {
+    pool = createExtractionPool({ workers: 1, timeoutMs: 300, hangLimitMs: 2000, maxMemoryMb: 256, maxBytes: 1024 * 1024 });
+    await expect(pool.extract({ bytes: page('blockiert'), url: 'https://x.example/b' }, { testOnlyHook: 'block' })).rejects.toMatchObject({
+      code: 'TIMEOUT',
+      message: expect.stringMatching(HAS_PROC ? /no answer after \d+ ms \(wall-clock limit 2000 ms; \d+ ms of CPU time\)/ : /still running after/),
+    });
+    expect((await pool.extract({ bytes: page('Danach'), url: 'https://x.example/d' })).title).toBe('Danach');
   });
 
   it('reports heap exhaustion as OUT_OF_MEMORY and respawns the worker', async () => {
@@ -120,3 +164,15 @@ describe('extraction pool', () => {
     await expect(p.extract({ bytes: page('Dritte'), url: 'https://x.example/3' })).rejects.toMatchObject({ code: 'POOL_CLOSED' });
   });
 });
+
+/** The extraction processes this test process started (Linux: /proc). */
+function extractionChildren(): number[] {
+  const children = readFileSync(`/proc/${process.pid}/task/${process.pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  return children.filter((pid) => {
+    try {
+      return /extract[/\\]worker\.[jt]s/.test(readFileSync(`/proc/${pid}/cmdline`, 'utf8'));
+    } catch {
+      return false;
+    }
+  });
+}

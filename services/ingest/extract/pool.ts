@@ -1,12 +1,12 @@
 // A pool of extraction processes. Untrusted files run where a runaway parser can be killed (per-job
-// timeout -> kill and respawn, TIMEOUT), where a heap limit ends only that process
+// time limit -> kill and respawn, TIMEOUT; see startTimer for how time is counted), where a heap limit ends only that process
 // (--max-old-space-size -> OUT_OF_MEMORY), where memory outside the heap is watched (RSS limit ->
 // OUT_OF_MEMORY) and where a native crash ends only that process (WORKER_FAILED); the ingesting
 // process and the other jobs carry on (issue 3: "one bad file never takes the process down").
 // Child processes, not worker threads: a worker's resourceLimits do not confine every heap failure
 // (see worker.ts), and nothing confines a native crash to a thread.
 import { type ChildProcess, fork } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { ExtractedDocument } from '../../core/document.ts';
@@ -18,8 +18,17 @@ import type { ZipLimits } from './zip-guard.ts';
 
 export interface ExtractionPoolOptions {
   workers: number;
-  /** Per job; a job still running after this is killed with its process. */
+  /**
+   * Per job, in CPU time of its process: a job that has used this much CPU without answering is
+   * killed with its process (TIMEOUT). CPU, not wall clock: on a busy machine a good file must not
+   * be lost because its process waited for a core, or because this process was busy.
+   */
   timeoutMs: number;
+  /**
+   * Per job, in wall-clock time: the guard for a job that waits without using CPU (a read that never
+   * returns), killed after this (TIMEOUT). Default 4 × timeoutMs; never less than timeoutMs.
+   */
+  hangLimitMs?: number;
   /** Old-generation heap of each extraction process (--max-old-space-size). */
   maxMemoryMb: number;
   /**
@@ -70,6 +79,8 @@ interface Slot {
   killedFor: ExtractionError | null;
   /** The end of the process's output: V8's "FATAL ERROR ... heap out of memory" tells OOM from other crashes. */
   stderrTail: string;
+  /** The process's CPU time (ms) when it last answered: where its next job's CPU time starts. */
+  cpuMs: number | null;
 }
 
 /**
@@ -89,6 +100,37 @@ const STARTUP_LIMIT_MS = 60_000;
 const RSS_POLL_MS = 100;
 
 const STDERR_TAIL_CHARS = 8192;
+
+/**
+ * A time-limit timer that fires this much later than it was due means this process itself was
+ * blocked (a long synchronous commit or FTS5 merge): the answers that came in meanwhile wait in the
+ * pipes, and the job gets STALL_GRACE_MS of a running event loop to deliver its answer first.
+ */
+const STALL_MS = 500;
+const STALL_GRACE_MS = 1000;
+
+/** The least time between two reads of a job's CPU time once its wall time has passed the limit. */
+const MIN_RECHECK_MS = 100;
+
+/** Clock ticks per second of /proc/PID/stat (USER_HZ, 100 on every Linux architecture Node runs on). */
+const USER_HZ = 100;
+
+/**
+ * CPU time of a process in ms so far (utime + stime of all its threads, as getrusage counts it in
+ * the process), or null where /proc cannot tell (not Linux, already reaped). Read only for a job
+ * that is past its limit in wall time, so rarely.
+ */
+function cpuTimeMs(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // After the command name in parentheses (which may hold spaces): state (field 3) ... utime (14), stime (15).
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    return Number.isFinite(ticks) ? (ticks * 1000) / USER_HZ : null;
+  } catch {
+    return null;
+  }
+}
 
 /** worker.ts next to this file when running from source, worker.js when compiled to dist/. */
 export function resolveWorkerUrl(): URL {
@@ -144,6 +186,7 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
   const workerPath = fileURLToPath(resolveWorkerUrl());
   const workerOptions: ExtractOptions = { maxBytes: options.maxBytes, zipLimits: options.zipLimits };
   const maxRssMb = options.maxRssMb ?? options.maxMemoryMb * 2 + 256;
+  const hangLimitMs = Math.max(options.timeoutMs, options.hangLimitMs ?? options.timeoutMs * 4);
   const execArgv = childExecArgv(options.maxMemoryMb);
   const envHooks = testOnlyHooksFromEnv(process.env[TEST_ONLY_HOOKS_ENV]);
   if (envHooks.size) process.stderr.write(`fundus: ${TEST_ONLY_HOOKS_ENV} is set: test-only extraction hooks for ${envHooks.size} file name(s)\n`);
@@ -155,6 +198,7 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
     startup: null,
     killedFor: null,
     stderrTail: '',
+    cpuMs: null,
   }));
   const queue: Pending[] = [];
   let nextId = 1;
@@ -189,16 +233,61 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
   function kill(slot: Slot, reason: ExtractionError): void {
     if (!slot.child || slot.killedFor) return;
     slot.killedFor = reason;
+    // Referenced until it has ended: with the job's timer gone, nothing else may keep this process
+    // alive, and `fundus ingest` ended with exit code 0 and no summary before the 'close' that
+    // reports the file (seen with one hanging file).
+    slot.child.ref();
     slot.child.kill('SIGKILL');
   }
 
-  /** A job's time limit, from when a ready process gets it; and its memory watch. */
+  /**
+   * A job's time limit, from when a ready process gets it; and its memory watch.
+   *
+   * The rule: a bad file is killed and reported (TIMEOUT), a good one is never lost because the
+   * machine is busy. A 1M-record ingest on a loaded machine lost 64 good records (2 workers × one
+   * batch of 32 in flight each, all at once) to a wall-clock timer: while this process was blocked
+   * in a long synchronous commit, the answers arrived in the pipes, and when it went on, Node ran the
+   * expired timers before the poll phase that reads the pipes. So when the timer fires:
+   * - the decision waits for setImmediate, after the poll phase: an answer already in the pipe is
+   *   read first and the job is done;
+   * - a timer that fired late (this process was blocked) gives the job STALL_GRACE_MS more;
+   * - the limit counts the CPU time of the job's process (/proc/PID/stat since its last answer), so
+   *   a process that waited for a core on a loaded machine is not killed: the timer checks again
+   *   when the job could have used up its CPU time at the earliest;
+   * - a wall-clock guard, hangLimitMs, kills a job that waits without CPU (a blocked read); stalls
+   *   of this process delay it at most to 2 × hangLimitMs. Without /proc the wall clock is the limit.
+   */
   function startTimer(slot: Slot): void {
     const job = slot.jobs[0];
     const child = slot.child!;
-    slot.timer = setTimeout(() => {
-      if (slot.jobs[0] === job) kill(slot, new ExtractionError('TIMEOUT', `still running after ${options.timeoutMs} ms`));
-    }, options.timeoutMs);
+    const started = Date.now();
+    const cpuAtStart = slot.cpuMs;
+    const running = () => slot.child === child && slot.jobs[0] === job && !slot.killedFor;
+    const arm = (delayMs: number) => {
+      const due = Date.now() + delayMs;
+      slot.timer = setTimeout(() => {
+        const lateMs = Date.now() - due;
+        setImmediate(() => {
+          if (!running()) return;
+          const wallMs = Date.now() - started;
+          if (lateMs > STALL_MS && wallMs < 2 * hangLimitMs) return arm(STALL_GRACE_MS);
+          const now = cpuAtStart === null || child.pid === undefined ? null : cpuTimeMs(child.pid);
+          if (now === null || cpuAtStart === null) {
+            kill(slot, new ExtractionError('TIMEOUT', `still running after ${wallMs} ms (limit ${options.timeoutMs} ms)`));
+            return;
+          }
+          const cpuMs = Math.max(0, now - cpuAtStart);
+          if (cpuMs >= options.timeoutMs) {
+            kill(slot, new ExtractionError('TIMEOUT', `still running after ${Math.round(cpuMs)} ms of CPU time (limit ${options.timeoutMs} ms)`));
+          } else if (wallMs >= hangLimitMs) {
+            kill(slot, new ExtractionError('TIMEOUT', `no answer after ${wallMs} ms (wall-clock limit ${hangLimitMs} ms; ${Math.round(cpuMs)} ms of CPU time)`));
+          } else {
+            arm(Math.max(MIN_RECHECK_MS, Math.min(options.timeoutMs - cpuMs, hangLimitMs - wallMs)));
+          }
+        });
+      }, delayMs);
+    };
+    arm(options.timeoutMs);
     void watchMemory(slot, child, job);
   }
 
@@ -256,6 +345,7 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
     slot.ready = false;
     slot.killedFor = null;
     slot.stderrTail = '';
+    slot.cpuMs = null;
     stopStartup(slot);
     slot.startup = setTimeout(() => {
       if (slot.child === child && !slot.ready) kill(slot, new ExtractionError('WORKER_FAILED', `extraction process not ready after ${STARTUP_LIMIT_MS} ms`));
@@ -268,6 +358,7 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
     }
     child.on('message', (reply: WorkerReply | WorkerReady) => {
       if (slot.child !== child || slot.killedFor) return;
+      slot.cpuMs = reply.cpuMs;
       if ('ready' in reply) {
         slot.ready = true;
         stopStartup(slot);

@@ -4,6 +4,8 @@
 
 export const TEST_ONLY_HOOKS = [
   'hang',
+  // Waits without using CPU, like a read that never returns: only the wall-clock guard ends it.
+  'block',
   // Many 8 MB arrays: V8 reaches the heap limit between allocations.
   'exhaust-memory',
   // One array grown by push, and one growing Map: each ends in one large allocation that fails; in a
@@ -53,6 +55,7 @@ export function runTestOnlyHook(hook: TestOnlyHook): void {
       /* spin */
     }
   }
+  if (hook === 'block') holdForever();
   if (hook === 'exhaust-memory') {
     const hoard: number[][] = [];
     for (;;) hoard.push(new Array(1_000_000).fill(hoard.length));

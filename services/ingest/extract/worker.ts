@@ -26,12 +26,22 @@ export interface WorkerJob {
 
 type Outcome = { ok: true; doc: ExtractedDocument } | { ok: false; code: string; message: string };
 
-/** The answer to a job: one outcome, or one per pre-extracted document. */
-export type WorkerReply = ({ id: number } & Outcome) | { id: number; batch: Outcome[] };
+/**
+ * The answer to a job: one outcome, or one per pre-extracted document. `cpuMs`: this process's CPU
+ * time so far (all threads, as /proc/PID/stat counts it); the pool measures the next job's CPU time
+ * from it, with no read of /proc per job.
+ */
+export type WorkerReply = (({ id: number } & Outcome) | { id: number; batch: Outcome[] }) & { cpuMs: number };
 
 /** Sent once, after the process has loaded and warmed up; the pool starts job time limits from it. */
 export interface WorkerReady {
   ready: true;
+  cpuMs: number;
+}
+
+function cpuMs(): number {
+  const used = process.cpuUsage();
+  return (used.user + used.system) / 1000;
 }
 
 const send = process.send?.bind(process);
@@ -64,19 +74,19 @@ process.on('message', async (job: WorkerJob) => {
   if (job.preExtracted) {
     const batch: Outcome[] = [];
     for (const [i, doc] of job.preExtracted.entries()) batch.push(await outcomeOf(() => doc, job.preExtractedUrls?.[i], job.preExtractedTopics?.[i] ?? true));
-    send({ id: job.id, batch } satisfies WorkerReply);
+    send({ id: job.id, batch, cpuMs: cpuMs() } satisfies WorkerReply);
     return;
   }
   const outcome = await outcomeOf(async () => {
     if (job.testOnlyHook) runTestOnlyHook(job.testOnlyHook);
     return extractDocument(job.input, options);
   }, job.input.url);
-  send({ id: job.id, ...outcome } satisfies WorkerReply);
+  send({ id: job.id, ...outcome, cpuMs: cpuMs() } satisfies WorkerReply);
 });
 
 // Warm-up: the first document loads the analysis lexicon and compiles the parsers; doing it before
 // saying "ready" keeps that start-up cost out of the first real job's time limit.
 const WARM_UP = new TextEncoder().encode('<!doctype html><html lang="de"><head><title>Aufwärmen</title></head><body><p>Die Schulwegpläne der Häuser sind fertig.</p></body></html>');
 void outcomeOf(() => extractDocument({ bytes: WARM_UP, url: 'https://warm-up.invalid/' }, options), 'https://warm-up.invalid/').finally(() =>
-  send({ ready: true } satisfies WorkerReady),
+  send({ ready: true, cpuMs: cpuMs() } satisfies WorkerReady),
 );

@@ -1,7 +1,6 @@
 import type { QueryTerm } from '../../core/analysis/index.ts';
 import type { IndexQuery } from '../../core/index-port.ts';
 import { LruCache } from '../../core/lru-cache.ts';
-import { bitCount } from '../../core/text.ts';
 import { hostSuffixes } from '../../core/urls.ts';
 import { better, bitSetWords, blockBitsFor, blockCount, blockedTopK, blocksOf, listBlocksBytes, residentList, scoreIn, searchRange, type BlockedList, type BlockPostings, type ListBlocks } from './block-max.ts';
 import { indexOf, rankedBitsBytes, rankedBitsOf, type RankedBits } from './ranked-bits.ts';

@@ -145,13 +145,14 @@ export function scoreIn(list: BlockedList, seq: number, blockBits: number, lengt
     if ((bits[w] & bit) === 0) return -1;
     const postings = list.postings(block);
     i = postings.from + bitCount(bits[w] & (bit - 1));
-    for (let v = (block << (blockBits - 5)); v < w; v++) i += bitCount(bits[v]);
+    for (let v = block << (blockBits - 5); v < w; v++) i += bitCount(bits[v]);
     return postings.scores ? postings.scores[i] : phraseScore(list.idf, postings.frequencies![i], lengthNorm[seq]);
   }
   const { seqs, frequencies, scores, from, to } = list.postings(block);
   i = searchRange(seqs!, from, to, seq);
   return i < 0 ? -1 : scores ? scores[i] : phraseScore(list.idf, frequencies![i], lengthNorm[seq]);
 }
+
 /** The index of `value` in `seqs[from..to)` (ascending), or -1. */
 export function searchRange(seqs: Uint32Array, from: number, to: number, value: number): number {
   let low = from;

@@ -22,40 +22,42 @@ const USAGE = `fundus — read-only search and document index for stored web doc
 Exit codes: 0 done, 1 failed (a file, service or key missing or broken), 2 wrong command line.`;
 
 // Each command's module is loaded when it runs: loading all of them (the server, MCP, Typesense
-// client...) cost every `fundus ingest` about 0.3 s of CPU before its first file.
+// client...) cost every `fundus ingest` about 0.3 s of CPU before its first file. A command's help
+// comes from the same module (crawl prints its own: it owns the flag table).
 type Command = (argv: string[]) => Promise<number>;
-const COMMANDS: Record<string, () => Promise<Command>> = {
-  ingest: async () => (await import('./ingest-command.ts')).ingestCommand,
-  serve: async () => (await import('./serve-command.ts')).serveCommand,
+const COMMANDS: Record<string, () => Promise<{ run: Command; usage: string | null }>> = {
+  ingest: async () => {
+    const { ingestCommand, INGEST_USAGE } = await import('./ingest-command.ts');
+    return { run: ingestCommand, usage: INGEST_USAGE };
+  },
+  serve: async () => {
+    const { serveCommand, SERVE_USAGE } = await import('./serve-command.ts');
+    return { run: serveCommand, usage: SERVE_USAGE };
+  },
   keys: async () => {
-    const { runKeysCommand } = await import('./keys-command.ts');
-    return (argv) => runKeysCommand(argv);
+    const { runKeysCommand, KEYS_USAGE } = await import('./keys-command.ts');
+    return { run: (argv) => runKeysCommand(argv), usage: KEYS_USAGE };
   },
-  crawl: async () => (await import('./crawl-command.ts')).crawlCommand,
-  fediverse: async () => (await import('./fediverse-command.ts')).runFediverseCommand,
+  crawl: async () => ({ run: (await import('./crawl-command.ts')).crawlCommand, usage: null }),
+  fediverse: async () => {
+    const { runFediverseCommand, FEDIVERSE_USAGE } = await import('./fediverse-command.ts');
+    return { run: runFediverseCommand, usage: FEDIVERSE_USAGE };
+  },
   index: async () => {
-    const { runIndexCommand } = await import('./index-command.ts');
-    return (argv) => runIndexCommand(argv);
+    const { runIndexCommand, INDEX_USAGE } = await import('./index-command.ts');
+    return { run: (argv) => runIndexCommand(argv), usage: INDEX_USAGE };
   },
-  demo: async () => (await import('./demo-command.ts')).demoCommand,
-};
-
-/** Each command's help; crawl prints its own (it owns the flag table). */
-const HELP: Record<string, () => Promise<string | null>> = {
-  ingest: async () => (await import('./ingest-command.ts')).INGEST_USAGE,
-  serve: async () => (await import('./serve-command.ts')).SERVE_USAGE,
-  keys: async () => (await import('./keys-command.ts')).KEYS_USAGE,
-  crawl: async () => null,
-  fediverse: async () => (await import('./fediverse-command.ts')).FEDIVERSE_USAGE,
-  index: async () => (await import('./index-command.ts')).INDEX_USAGE,
-  demo: async () => (await import('./demo-command.ts')).DEMO_USAGE,
+  demo: async () => {
+    const { demoCommand, DEMO_USAGE } = await import('./demo-command.ts');
+    return { run: demoCommand, usage: DEMO_USAGE };
+  },
 };
 
 /** Prints a command's help and nothing else happens: no data directory, no index, no server. */
 async function help(name: string): Promise<number> {
-  const text = await HELP[name]();
-  if (text === null) return (await COMMANDS.crawl())(['--help']);
-  console.log(text);
+  const { run, usage } = await COMMANDS[name]();
+  if (usage === null) return run(['--help']);
+  console.log(usage);
   return EXIT.ok;
 }
 
@@ -81,7 +83,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   if (wantsHelp(rest)) return help(name);
   try {
-    return await (await load())(rest);
+    return await (await load()).run(rest);
   } catch (error) {
     if (isUsageError(error)) {
       console.error(`fundus ${name}: ${printableMessage(error.message)}\n(run "fundus ${name} --help" for the options)`);

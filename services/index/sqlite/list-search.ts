@@ -62,6 +62,8 @@ export class ListSearcher {
   /** From this many documents on, a list is looked up through its bit set and ranks (ranked-bits.ts) rather than by binary search. */
   private readonly rankedFrom: number;
 
+  /** Row ids per block of the block data, as a power of two (block-max.ts). */
+  private readonly blockBits: number;
   /** From this many documents on, a blocked query reads a list block by block from the file unless it is cached whole. */
   private readonly lazyFrom: number;
   /** Whole frequency arrays of long lists (`bitsList`), by phrase: a third of a list's bytes, no row ids. */
@@ -79,6 +81,7 @@ export class ListSearcher {
     this.lazyFrom = options.lazyFrom ?? LAZY_MIN_DOCUMENTS;
     this.frequencyCache = new LruCache(FREQUENCY_CACHE_BYTES * share, (frequencies) => this.retiredFrequencies.push(frequencies));
     this.frequencyBlocksMax = options.frequencyBlocksMax;
+    this.blockBits = blockBitsFor(lists.maxSeq);
     const size = lists.maxSeq + 1;
     this.mark = new Uint8Array(size);
     this.score = new Float64Array(size);
@@ -403,17 +406,24 @@ export class ListSearcher {
     if (this.cache.peek(key)) return null;
     const documents = this.lists.documentsOf(phrase.side, phrase.token);
     if (documents === null || documents < this.lazyFrom || candidates * RANKED_PROBE_RATIO >= documents) return null;
+    const blocks = this.storedBlocks(phrase);
+    if (!blocks?.bits) return null;
+    const list = this.bitsListOf(phrase, blocks);
+    const { blockBits } = this;
+    const norm = this.lists.lengthNorm;
+    return (seq) => scoreIn(list, seq, blockBits, norm);
+  }
+
+  /** A phrase's block data: cached, or as written with its list (null when the file has none for it). */
+  private storedBlocks(phrase: Phrase): ListBlocks | null {
+    const key = keyOf(phrase);
     let blocks = this.blockCache.get(key);
     if (!blocks) {
       const stored = this.lists.readBlocks(phrase.side, phrase.token);
       if (!stored) return null;
       this.blockCache.set(key, (blocks = stored), listBlocksBytes(stored));
     }
-    if (!blocks.bits) return null;
-    const list = this.bitsListOf(phrase, blocks);
-    const blockBits = blockBitsFor(this.lists.maxSeq);
-    const norm = this.lists.lengthNorm;
-    return (seq) => scoreIn(list, seq, blockBits, norm);
+    return blocks;
   }
 
   /** Each of `seqs` scored as the sum of its phrases' scores, added in the order given (FTS5's: the query's). */
@@ -437,7 +447,7 @@ export class ListSearcher {
       wordBits: new Int32Array(bitSetWords(maxSeq)),
       keys: new Float64Array(blockCount(maxSeq)),
       bounds: new Float64Array(blockCount(maxSeq)),
-      blockBits: blockBitsFor(maxSeq),
+      blockBits: this.blockBits,
     };
     const byKey = new Map<string, BlockedList>();
     const blockedList = (phrase: Phrase) => {
@@ -467,11 +477,7 @@ export class ListSearcher {
     const key = keyOf(phrase);
     const documents = this.lists.documentsOf(phrase.side, phrase.token);
     const cached = this.cache.get(key);
-    let blocks = this.blockCache.get(key);
-    if (!blocks) {
-      const stored = this.lists.readBlocks(phrase.side, phrase.token);
-      if (stored) this.blockCache.set(key, (blocks = stored), listBlocksBytes(stored));
-    }
+    let blocks = this.storedBlocks(phrase);
     if (cached || documents === null || documents < this.lazyFrom) {
       const list = cached ?? this.listOf(phrase);
       if (!blocks) this.blockCache.set(key, (blocks = blocksOf(list, this.lists.lengthNorm, this.lists.maxSeq)), listBlocksBytes(blocks));

@@ -1,7 +1,11 @@
 // In-process profile of the index's search path per query class, without HTTP or threads: for
 // finding where a class's time goes while developing (the benchmark measures the whole service).
 //
-//   node_modules/.bin/node scripts/bench/profile-search.ts --index DIR/data/index.sqlite --queries DIR/sampled-queries.json [--rounds 5]
+//   node_modules/.bin/node scripts/bench/profile-search.ts --index DIR/data/index.sqlite --queries DIR/sampled-queries.json [--rounds 5] [--memory-share 0.5]
+//
+// `--memory-share` gives the index the cache share one of the server's serving threads has
+// (1 / threads). Besides times, it prints what the score lists read from their file per round
+// from the third on: what the caches miss in a steady mix.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { toIndexQuery } from '../../services/core/use-cases/search.ts';
@@ -9,9 +13,9 @@ import { SqliteIndex } from '../../services/index/sqlite/sqlite-index.ts';
 import type { BenchQuery } from './lib/http-load.ts';
 import { round, summarize, table } from './lib/stats.ts';
 
-const { values } = parseArgs({ options: { index: { type: 'string' }, queries: { type: 'string' }, rounds: { type: 'string', default: '5' }, slowest: { type: 'string', default: '15' } } });
+const { values } = parseArgs({ options: { index: { type: 'string' }, queries: { type: 'string' }, rounds: { type: 'string', default: '5' }, slowest: { type: 'string', default: '15' }, 'memory-share': { type: 'string', default: '1' } } });
 const { queries } = JSON.parse(readFileSync(values.queries!, 'utf8')) as { queries: BenchQuery[] };
-const index = new SqliteIndex({ file: values.index!, readOnly: true });
+const index = new SqliteIndex({ file: values.index!, readOnly: true, memoryShare: Number(process.env.SHARE ?? 1) });
 const prepared = queries.map(({ body }) =>
   toIndexQuery(
     { q: body.q, source: body.source, topic: body.topic, max_age_months: body.max_age_months, document_types: body.document_types as never },
@@ -22,7 +26,10 @@ const prepared = queries.map(({ body }) =>
 const timings = queries.map(() => [] as number[]);
 const plans: string[] = [];
 const blocks: string[] = [];
-for (let round = 0; round <= Number(values.rounds); round++) {
+const rounds = Number(values.rounds);
+let readBefore = 0;
+for (let round = 0; round <= rounds; round++) {
+  if (round === 2) readBefore = index.listBytesRead;
   prepared.forEach((query, i) => {
     if (!query) return;
     const started = performance.now();
@@ -53,4 +60,5 @@ console.log(
     slowest.map(({ q, i, min, p50 }) => [q.id, q.class, JSON.stringify(q.body), round(min), p50, plans[i], blocks[i]]),
   ),
 );
+if (rounds > 2) console.log(`read from the lists file per round, from the third round on: ${((index.listBytesRead - readBefore) / 2 ** 20 / (rounds - 1)).toFixed(1)} MiB`);
 await index.close();

@@ -126,6 +126,9 @@ describe('score lists against FTS5 on random collections', () => {
         // Long lists not in memory probed through their bit sets for few candidates (frequencies whole, or block by block).
         new SqliteIndex({ file, readOnly: true, rankAllUpTo: Number.POSITIVE_INFINITY, blockedFrom: Number.POSITIVE_INFINITY, lazyFrom: 0, listCacheBytes: 64 }),
         new SqliteIndex({ file, readOnly: true, rankAllUpTo: Number.POSITIVE_INFINITY, blockedFrom: Number.POSITIVE_INFINITY, lazyFrom: 0, frequencyBlocksMax: Number.POSITIVE_INFINITY }),
+        // Caches far too small for the mix: their admission turns newcomers away and drops entries all the time.
+        new SqliteIndex({ file, readOnly: true, rankAllUpTo: Number.POSITIVE_INFINITY, blockedFrom: 0, lazyFrom: 0, listCacheBytes: 16_384, blockCacheBytes: 8192, frequencyCacheBytes: 4096, frequencyBlocksMax: 0 }),
+        new SqliteIndex({ file, readOnly: true, rankAllUpTo: Number.POSITIVE_INFINITY, blockedFrom: 0, listCacheBytes: 16_384, blockCacheBytes: 8192, frequencyCacheBytes: 4096 }),
       ];
       for (const [r, reader] of readers.entries()) {
         for (const [i, query] of queries.entries()) {

@@ -489,7 +489,7 @@ export class ScoreLists {
     if (!entry) return null;
     const n = entry.documents;
     const buffer = new ArrayBuffer(4 * n + 2 * (n + (n % 2)));
-    if (n > 0) readSync(this.fd, new Uint8Array(buffer), 0, buffer.byteLength, entry.offset);
+    if (n > 0) this.readAt(new Uint8Array(buffer), entry.offset);
     return { seqs: new Uint32Array(buffer, 0, n), frequencies: new Uint16Array(buffer, 4 * n, n), idf: inverseDocumentFrequency(this.rows, n) };
   }
 
@@ -502,7 +502,7 @@ export class ScoreLists {
     const words = bitSetWords(this.maxSeq);
     const at = align8(entry.offset + 4 * n + 2 * (n + (n % 2)));
     const buffer = new ArrayBuffer(8 * blocks + 4 * (blocks + 1) + (n >= words ? 4 * words : 0));
-    readSync(this.fd, new Uint8Array(buffer), 0, buffer.byteLength, at);
+    this.readAt(new Uint8Array(buffer), at);
     return {
       maxima: new Float64Array(buffer, 0, blocks),
       starts: new Uint32Array(buffer, 8 * blocks, blocks + 1),
@@ -518,8 +518,8 @@ export class ScoreLists {
     const buffer = new ArrayBuffer(6 * n);
     const seqs = new Uint32Array(buffer, 0, n);
     const frequencies = new Uint16Array(buffer, 4 * n, n);
-    readSync(this.fd, new Uint8Array(buffer, 0, 4 * n), 0, 4 * n, entry.offset + 4 * from);
-    readSync(this.fd, new Uint8Array(buffer, 4 * n, 2 * n), 0, 2 * n, entry.offset + 4 * entry.documents + 2 * from);
+    this.readAt(new Uint8Array(buffer, 0, 4 * n), entry.offset + 4 * from);
+    this.readAt(new Uint8Array(buffer, 4 * n, 2 * n), entry.offset + 4 * entry.documents + 2 * from);
     return { seqs, frequencies };
   }
 
@@ -527,8 +527,16 @@ export class ScoreLists {
   readFrequencies(side: PhraseSide, token: string, from: number, to: number): Uint16Array {
     const entry = this.entries[side].get(token)!;
     const frequencies = new Uint16Array(to - from);
-    if (to > from) readSync(this.fd, new Uint8Array(frequencies.buffer), 0, frequencies.byteLength, entry.offset + 4 * entry.documents + 2 * from);
+    if (to > from) this.readAt(new Uint8Array(frequencies.buffer), entry.offset + 4 * entry.documents + 2 * from);
     return frequencies;
+  }
+
+  /** Bytes read from the file since opened (the lists' misses in the readers' caches; for profiles). */
+  bytesRead = 0;
+
+  private readAt(target: Uint8Array, position: number): void {
+    this.bytesRead += target.byteLength;
+    readSync(this.fd, target, 0, target.byteLength, position);
   }
 
   close(): void {

@@ -28,6 +28,9 @@ export interface SqliteIndexOptions {
   blockedFrom?: number;
   /** Bytes of posting lists a reader keeps decoded (default: list-search.ts). */
   listCacheBytes?: number;
+  /** Bytes of the lists' block data and of whole frequency arrays a reader keeps (defaults: list-search.ts; tests lower them). */
+  blockCacheBytes?: number;
+  frequencyCacheBytes?: number;
   /**
    * The share of a process's cache budget this reader takes (default 1): a process that searches
    * with several readers (serving threads, read workers) gives each a part, so that its memory
@@ -79,6 +82,8 @@ export class SqliteIndex implements DocumentIndex {
   private readonly rankAllUpTo: number;
   private readonly blockedFrom: number | undefined;
   private readonly listCacheBytes: number | undefined;
+  private readonly blockCacheBytes: number | undefined;
+  private readonly frequencyCacheBytes: number | undefined;
   private readonly memoryShare: number;
   private readonly rankedFrom: number | undefined;
   private readonly lazyFrom: number | undefined;
@@ -92,6 +97,8 @@ export class SqliteIndex implements DocumentIndex {
     this.rankAllUpTo = options.rankAllUpTo ?? RANK_ALL_UP_TO;
     this.blockedFrom = options.blockedFrom;
     this.listCacheBytes = options.listCacheBytes;
+    this.blockCacheBytes = options.blockCacheBytes;
+    this.frequencyCacheBytes = options.frequencyCacheBytes;
     this.memoryShare = Math.min(1, Math.max(1 / 64, options.memoryShare ?? 1));
     this.rankedFrom = options.rankedFrom;
     this.lazyFrom = options.lazyFrom;
@@ -196,6 +203,11 @@ export class SqliteIndex implements DocumentIndex {
     return this.lastPlan === 'score_lists' ? (this.scoreLists?.lastBlocks ?? null) : null;
   }
 
+  /** Bytes the score lists have read from their file: what their caches missed (profiles only). */
+  get listBytesRead(): number {
+    return this.scoreLists?.lists.bytesRead ?? 0;
+  }
+
   /** The score lists, if they were built at the index's current generation (else FTS5 answers). */
   private freshScoreLists(): ListSearcher | null {
     if (this.file === ':memory:') return null;
@@ -215,6 +227,8 @@ export class SqliteIndex implements DocumentIndex {
     this.scoreLists = new ListSearcher(opened, (side, token) => this.unlistedPhrase(side, token), {
       blockedFrom: this.blockedFrom,
       cacheBytes: this.listCacheBytes,
+      blockCacheBytes: this.blockCacheBytes,
+      frequencyCacheBytes: this.frequencyCacheBytes,
       memoryShare: this.memoryShare,
       rankedFrom: this.rankedFrom,
       lazyFrom: this.lazyFrom,

@@ -15,7 +15,7 @@ export class LruCache<K, V> {
   private total = 0;
   private readonly maxCost: number;
   private readonly onDrop: ((value: V) => void) | undefined;
-  /** How often each key was asked for (by `get`), halved every `ageAfter` questions; null without admission. */
+  /** How often each key was asked for (by `get`), halved from time to time (`count`); null without admission. */
   private readonly asked: Map<K, number> | null;
   private questions = 0;
 
@@ -69,6 +69,11 @@ export class LruCache<K, V> {
     }
   }
 
+  /** Keys whose questions are counted (admission only; for tests). */
+  get countedKeys(): number {
+    return this.asked?.size ?? 0;
+  }
+
   /** Counts more cost to a held entry (data derived from it); it is weighed at the next `set`. */
   addCost(key: K, extra: number): void {
     const entry = this.entries.get(key);
@@ -93,8 +98,9 @@ export class LruCache<K, V> {
   private count(key: K): void {
     const asked = this.asked!;
     asked.set(key, (asked.get(key) ?? 0) + 1);
-    // Halved after as many questions as ten times the keys counted (at least 1024): old favourites fade.
-    if (++this.questions < Math.max(1024, 10 * asked.size)) return;
+    // Halved after ten times as many questions as entries held (at least 1024): old favourites
+    // fade, and keys asked for once are forgotten, so the counts stay bounded by the questions.
+    if (++this.questions < Math.max(1024, 10 * this.entries.size)) return;
     this.questions = 0;
     for (const [k, n] of asked) {
       if (n > 1) asked.set(k, n >>> 1);

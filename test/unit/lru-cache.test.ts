@@ -85,4 +85,12 @@ describe('LruCache', () => {
     expect(cache.peek('new')).toBe('NEW');
     expect(cache.peek('old')).toBeUndefined();
   });
+
+  it('with admission, forgets keys asked for once: a stream of new keys does not grow its counts without bound', () => {
+    const cache = new LruCache<string, string>(8, undefined, { admission: true });
+    for (let i = 0; i < 100_000; i++) {
+      if (cache.get(`word-${i}`) === undefined) cache.set(`word-${i}`, 'x');
+    }
+    expect(cache.countedKeys).toBeLessThanOrEqual(1024);
+  });
 });

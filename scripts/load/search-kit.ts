@@ -6,15 +6,19 @@
 //     set-up), with its default serving threads and with FUNDUS_GATEWAY_THREADS=0 as in the kit,
 //   - through Caddy over HTTPS with 1 and with 3 gateway replicas running,
 // at concurrency 1 and 8, with the benchmark's closed-loop load client (scripts/bench/lib/http-load.ts)
-// and an unlimited key. CPU is read per process from /proc: the host server, each gateway
-// container's node process, Caddy, the load client, and the rest of the machine ("other": the
-// machine is shared). Root and podman needed (scripts/dev/ensure-container-engine.sh).
+// and an unlimited key, after a warm-up of --warmup requests per serving process (JIT: README
+// "Two serving threads' extra CPU is JIT warm-up"). CPU is read per process from /proc: the host
+// server, each gateway container's node process, Caddy, the load client, and the rest of the
+// machine ("other": the machine is shared); so are the TCP connections the gateways accepted per
+// search (Caddy should reuse its connections). Root and podman needed
+// (scripts/dev/ensure-container-engine.sh).
 //
 //   node_modules/.bin/node scripts/load/search-kit.ts --data DIR [--rounds 5] [--max-seconds 30]
-//       [--concurrency 1,8] [--replicas 1,3] [--seed 1] [--out docs/bench/search-kit.json]
+//       [--warmup 2000] [--concurrency 1,8] [--replicas 1,3] [--seed 1] [--out docs/bench/search-kit.json]
 //
 // DIR is a data directory with an index written by this tree (e.g. `fundus ingest --data DIR
-// --records /tmp/speed-bench/docs-100000/records.jsonl`). The kit runs its own image tag
+// --records /tmp/speed-bench/docs-100000/records.jsonl`). The host runs write into DIR (a bench key
+// in access.sqlite, SQLite's -shm file): give it a copy of a shared index. The kit runs its own image tag
 // (FUNDUS_KIT_IMAGE, default localhost/fundus:kit-search-bench) so other kit runs on the machine
 // are not disturbed. Bounded: about 15 minutes at 100k.
 
@@ -41,6 +45,7 @@ const { values } = parseArgs({
     data: { type: 'string' },
     rounds: { type: 'string', default: '5' },
     'max-seconds': { type: 'string', default: '30' },
+    warmup: { type: 'string', default: '2000' },
     concurrency: { type: 'string', default: '1,8' },
     replicas: { type: 'string', default: '1,3' },
     seed: { type: 'string', default: '1' },
@@ -53,6 +58,7 @@ const DATA = resolve(values.data);
 const INDEX = join(DATA, 'index.sqlite');
 const ROUNDS = Math.max(1, Number(values.rounds));
 const MAX_SECONDS = Math.min(120, Math.max(5, Number(values['max-seconds'])));
+const WARMUP = Math.max(0, Number(values.warmup));
 const LEVELS = values.concurrency!.split(',').map(Number).filter((n) => n > 0);
 const REPLICAS = values.replicas!.split(',').map(Number).filter((n) => n >= 1 && n <= 3);
 const GATEWAYS = ['gateway-1', 'gateway-2', 'gateway-3'];
@@ -66,6 +72,13 @@ interface Mix {
 
 /** CPU seconds of the processes that serve, by role, read before and after a run. */
 type CpuProbe = () => Record<string, number>;
+
+/** What one set-up serves from: its CPU probe, how many processes serve, and their accepted TCP connections so far (kit only). */
+interface Target {
+  probe: CpuProbe;
+  processes: number;
+  connections?: () => number;
+}
 
 interface Level {
   setup: string;
@@ -84,6 +97,10 @@ interface Level {
   cores: Record<string, number>;
   /** Server-side CPU (gateways + Caddy) per successful search, in µs. */
   serverCpuMicrosPerRequest: number;
+  /** The same, by role (gateways, caddy), in µs. */
+  cpuMicrosPerRequest: Record<string, number>;
+  /** TCP connections the gateways accepted per search (kit: Caddy's connections to the replicas; health checks included). */
+  gatewayConnectionsPerRequest?: number;
 }
 
 function documentsOf(indexFile: string): number {
@@ -98,23 +115,30 @@ function documentsOf(indexFile: string): number {
   }
 }
 
-async function measure(setup: string, mix: Mix, baseUrl: string, key: string, ca: string | undefined, probe: CpuProbe): Promise<Level[]> {
-  // One unmeasured pass at concurrency 8: the first use of every statement and page, on every replica.
-  await runLoad({ baseUrl, key, ca, queries: mix.queries, concurrency: 8, rounds: 1, maxSeconds: MAX_SECONDS, serverPid: process.pid });
+async function measure(setup: string, mix: Mix, baseUrl: string, key: string, ca: string | undefined, target: Target): Promise<Level[]> {
+  const { probe } = target;
+  // Unmeasured requests at concurrency 8, --warmup per serving process (at least one pass): every
+  // statement and page used once, and each process's JIT warm.
+  const warmRounds = Math.max(1, Math.ceil((WARMUP * target.processes) / mix.queries.length));
+  await runLoad({ baseUrl, key, ca, queries: mix.queries, concurrency: 8, rounds: warmRounds, maxSeconds: Math.max(MAX_SECONDS, 120), serverPid: process.pid });
   const levels: Level[] = [];
   for (const concurrency of LEVELS) {
+    const connectionsBefore = target.connections?.();
     const before = probe();
     const run: LoadRun = await runLoad({ baseUrl, key, ca, queries: mix.queries, concurrency, rounds: ROUNDS, maxSeconds: MAX_SECONDS, serverPid: process.pid });
     const after = probe();
+    const connectionsAfter = target.connections?.();
     const ok = run.samples.filter((s) => s.status === 200);
     const errorStatuses: Record<string, number> = {};
     for (const s of run.samples) if (s.status !== 200) errorStatuses[s.status] = (errorStatuses[s.status] ?? 0) + 1;
     const cores: Record<string, number> = {};
+    const cpuMicrosPerRequest: Record<string, number> = {};
     let serving = 0;
     for (const role of Object.keys(after)) {
       const used = after[role] - (before[role] ?? 0);
       serving += used;
       cores[role] = round(used / run.seconds);
+      cpuMicrosPerRequest[role] = Math.round((used * 1e6) / Math.max(1, ok.length));
     }
     cores.client = round(run.clientCpuSeconds / run.seconds);
     cores.other = round(Math.max(0, run.machineBusySeconds - serving - run.clientCpuSeconds) / run.seconds);
@@ -134,8 +158,12 @@ async function measure(setup: string, mix: Mix, baseUrl: string, key: string, ca
       mean: figures.mean,
       cores,
       serverCpuMicrosPerRequest: Math.round((serving * 1e6) / Math.max(1, ok.length)),
+      cpuMicrosPerRequest,
+      ...(connectionsBefore !== undefined && connectionsAfter !== undefined
+        ? { gatewayConnectionsPerRequest: round((connectionsAfter - connectionsBefore) / Math.max(1, run.samples.length)) }
+        : {}),
     };
-    log(`${setup}, ${mix.name} mix, c=${concurrency}: p50 ${level.p50} ms, p99 ${level.p99} ms, ${level.throughput}/s, errors ${level.errors}; cores ${JSON.stringify(cores)}`);
+    log(`${setup}, ${mix.name} mix, c=${concurrency}: p50 ${level.p50} ms, p99 ${level.p99} ms, ${level.throughput}/s, errors ${level.errors}; CPU µs/search ${JSON.stringify(cpuMicrosPerRequest)}; cores ${JSON.stringify(cores)}${level.gatewayConnectionsPerRequest !== undefined ? `; gateway connections/search ${level.gatewayConnectionsPerRequest}` : ''}`);
     levels.push(level);
   }
   return levels;
@@ -159,7 +187,7 @@ async function measureHost(mixes: Mix[], threads: string | undefined): Promise<L
   log(`${setup} on ${server.baseUrl}`);
   try {
     const levels: Level[] = [];
-    for (const mix of mixes) levels.push(...(await measure(setup, mix, server.baseUrl, key, undefined, () => ({ gateways: cpuSecondsOf(server.pid) }))));
+    for (const mix of mixes) levels.push(...(await measure(setup, mix, server.baseUrl, key, undefined, { probe: () => ({ gateways: cpuSecondsOf(server.pid) }), processes: 1 })));
     return levels;
   } finally {
     await server.stop();
@@ -168,6 +196,17 @@ async function measureHost(mixes: Mix[], threads: string | undefined): Promise<L
 
 async function pidOf(container: string): Promise<number> {
   return Number((await must('podman', ['inspect', '-f', '{{.State.Pid}}', container])).trim());
+}
+
+/** TCP connections accepted so far in the network namespace of a process (each container has its own). */
+function acceptedConnections(pid: number): number {
+  try {
+    const lines = readFileSync(`/proc/${pid}/net/snmp`, 'utf8').split('\n').filter((l) => l.startsWith('Tcp:'));
+    const names = lines[0].split(/\s+/);
+    return Number(lines[1].split(/\s+/)[names.indexOf('PassiveOpens')]);
+  } catch {
+    return 0;
+  }
 }
 
 /**
@@ -215,8 +254,12 @@ async function measureKit(mixes: Mix[]): Promise<Level[]> {
       );
       await sleep(7000); // Caddy's health checks (every 3 s) see the set of replicas
       const pids = await Promise.all(GATEWAYS.slice(0, running).map((g) => pidOf(kit.container(g))));
-      const probe: CpuProbe = () => ({ gateways: pids.reduce((sum, pid) => sum + cpuSecondsOf(pid), 0), caddy: cpuSecondsOf(caddyPid) });
-      for (const mix of mixes) levels.push(...(await measure(`kit, Caddy HTTPS → ${running} gateway replica${running > 1 ? 's' : ''}`, mix, target, key, ca, probe)));
+      const served: Target = {
+        probe: () => ({ gateways: pids.reduce((sum, pid) => sum + cpuSecondsOf(pid), 0), caddy: cpuSecondsOf(caddyPid) }),
+        processes: running,
+        connections: () => pids.reduce((sum, pid) => sum + acceptedConnections(pid), 0),
+      };
+      for (const mix of mixes) levels.push(...(await measure(`kit, Caddy HTTPS → ${running} gateway replica${running > 1 ? 's' : ''}`, mix, target, key, ca, served)));
     }
     return levels;
   } finally {
@@ -282,10 +325,11 @@ async function main(): Promise<void> {
         machine: machine(),
         documents,
         rounds: ROUNDS,
+        warmupPerProcess: WARMUP,
         maxSecondsPerLevel: MAX_SECONDS,
         sampledSeed: sampled.seed,
         mixes: { sampled: 'scripts/bench/sample-queries.ts on this index', fixed: 'scripts/bench/queries.json' },
-        kitLimits: 'docker-compose.yml: each gateway 1.0 CPU / 512 MiB, Caddy 1.0 CPU; gateway threads off (REDIS_URL set); the host serve runs without REDIS_URL (SQLite key store)',
+        kitLimits: 'docker-compose.yml: each gateway 1.0 CPU / 512 MiB, Caddy 1.0 CPU; gateway threads off (REDIS_URL set); the host serve runs without REDIS_URL (SQLite key store); proxy/fundus.caddy as committed',
         levels,
       },
       null,

@@ -138,6 +138,15 @@ describe('proxy Caddyfiles (validated by the installed caddy)', () => {
         }
       });
 
+      it('keeps idle connections to every replica and never asks a replica to compress for Caddy itself', () => {
+        for (const proxy of proxies(config)) {
+          // Without it, setting keep_alive leaves Go's 2 idle connections per upstream (issue 23).
+          expect(proxy.handler.transport.keep_alive.max_idle_conns_per_host).toBe(64);
+          // Go's transport would add Accept-Encoding: gzip and unpack the answer again.
+          expect(proxy.handler.transport.compression).toBe(false);
+        }
+      });
+
       it('limits request bodies, compresses, and sets safe headers', () => {
         const text = JSON.stringify(config);
         expect(text).toContain('"handler":"request_body","max_size":64000');

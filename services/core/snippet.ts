@@ -1,4 +1,5 @@
 import { analyzeWord, tokenize, type QueryTerm } from './analysis/index.ts';
+import { LruCache } from './lru-cache.ts';
 
 // Snippets are plain text around the matched words (spec 2, SearchHit.snippet). Matching uses the
 // same analysis as the index, so "Häuser" highlights "Hauses" and "Wahl" finds "Bundestagswahl".
@@ -31,14 +32,24 @@ function foldedPattern(folded: string): string {
     .replace(/ae|oe|ue|ss|a|o|u/g, (m) => ({ ae: '(?:ae|ä)', oe: '(?:oe|ö)', ue: '(?:ue|ü)', ss: '(?:ss|ß)', a: '[aä]', o: '[oö]', u: '[uü]' })[m]!);
 }
 
-/** Built once per query (the hits of a page share its terms). */
+/** Looked up once per query (the hits of a page share its terms). */
 const patterns = new WeakMap<QueryTerm[], RegExp>();
+/**
+ * Patterns by their forms, across queries: building and compiling one (case-insensitive, Unicode)
+ * cost about as much as a snippet, and the same words come again in other searches.
+ */
+const patternsByForms = new LruCache<string, RegExp>(2000);
 
 function candidatePattern(terms: QueryTerm[]): RegExp {
   let pattern = patterns.get(terms);
   if (!pattern) {
     const forms = [...new Set(terms.flatMap((t) => [t.exact, ...t.bases]).filter((f) => f.length >= 2))].sort((a, b) => b.length - a.length);
-    pattern = new RegExp(forms.map(foldedPattern).join('|'), 'giu');
+    const key = forms.join('\u0000');
+    pattern = patternsByForms.get(key);
+    if (!pattern) {
+      pattern = new RegExp(forms.map(foldedPattern).join('|'), 'giu');
+      patternsByForms.set(key, pattern);
+    }
     patterns.set(terms, pattern);
   }
   return pattern;

@@ -104,6 +104,13 @@ export function hitDocumentOf(values: unknown[]): StoredDocument {
   });
 }
 
+/** What a row of HIT_COLUMNS holds in memory, about: its strings at two bytes a character, plus the array. */
+export function hitRowBytes(values: unknown[]): number {
+  let bytes = 64 + 8 * values.length;
+  for (const value of values) if (typeof value === 'string') bytes += 16 + 2 * value.length;
+  return bytes;
+}
+
 export function toRow(doc: StoredDocument): Omit<DocumentRow, 'seq'> & { age_date: string | null; title_key: string } {
   return {
     id: doc.id,

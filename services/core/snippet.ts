@@ -8,6 +8,8 @@ export const SNIPPET_LENGTH = 240;
 const SCAN_LIMIT = 500_000; // characters: a snippet never needs to read a whole book
 const FALLBACK_SCAN = 50_000;
 const MAX_MATCHES = 400;
+/** Candidate words a query remembers the term of (a page's texts repeat them). */
+const MAX_KNOWN_WORDS = 4096;
 
 export interface TermMatch {
   start: number;
@@ -20,6 +22,18 @@ const WORD_CHAR = /[\p{L}\p{N}\p{M}]/u;
 function termIndexOf(word: string, terms: QueryTerm[]): number {
   const analysis = analyzeWord(word);
   return terms.findIndex((t) => t.exact === analysis.exact || t.bases.some((b) => analysis.bases.includes(b)));
+}
+
+/** Per query (the hits of a page share its terms): the term index of each candidate word seen, -1 for none. */
+const termIndexesOf = new WeakMap<QueryTerm[], Map<string, number>>();
+
+function knownTermIndexes(terms: QueryTerm[]): Map<string, number> {
+  let known = termIndexesOf.get(terms);
+  if (!known) {
+    known = new Map();
+    termIndexesOf.set(terms, known);
+  }
+  return known;
 }
 
 function escapeRegExp(value: string): string {
@@ -76,6 +90,7 @@ export function findTermMatches(text: string, terms: QueryTerm[], scanLimit = SC
   // With `stopWithin`, scanning ends at the first stretch of that many characters holding every term.
   const lastSeen = new Array<number>(terms.length).fill(-Infinity);
   let lastStart = -1;
+  const known = knownTermIndexes(terms);
   for (const candidate of scanned.matchAll(candidates)) {
     let start = candidate.index;
     let end = start + candidate[0].length;
@@ -83,7 +98,12 @@ export function findTermMatches(text: string, terms: QueryTerm[], scanLimit = SC
     while (end < scanned.length && WORD_CHAR.test(scanned[end])) end++;
     if (start === lastStart) continue;
     lastStart = start;
-    const term = termIndexOf(scanned.slice(start, end), terms);
+    const word = scanned.slice(start, end);
+    let term = known.get(word);
+    if (term === undefined) {
+      term = termIndexOf(word, terms);
+      if (known.size < MAX_KNOWN_WORDS) known.set(word, term);
+    }
     if (term < 0) continue;
     matches.push({ start, end, term });
     if (matches.length >= MAX_MATCHES) break;

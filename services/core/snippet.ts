@@ -52,7 +52,7 @@ const patterns = new WeakMap<QueryTerm[], RegExp>();
  * Patterns by their forms, across queries: building and compiling one (case-insensitive, Unicode)
  * cost about as much as a snippet, and the same words come again in other searches.
  */
-const patternsByForms = new LruCache<string, RegExp>(2000);
+const patternsByForms = new LruCache<string, RegExp>(500);
 
 function candidatePattern(terms: QueryTerm[]): RegExp {
   let pattern = patterns.get(terms);

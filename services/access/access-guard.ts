@@ -1,9 +1,10 @@
+import { timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { AccessConfig, AccessSettings, RateLimit } from './settings.ts';
 import { AppError } from '../core/errors.ts';
 import { ANONYMOUS_BUDGET, type Budgets, createMemoryBudgets, createRedisBudgets, INVALID_KEY_BUDGET, keyBudget } from './budgets.ts';
 import type { GuardDecision, GuardRequest, Principal, RequestGuard } from './guard.ts';
-import { type KeyStore, KeyStoreError } from './key-store.ts';
+import { type KeyRecord, type KeyStore, KeyStoreError } from './key-store.ts';
 import { RedisKeyStore } from './key-store-redis.ts';
 import { openSqliteKeyStore } from './key-store-sqlite.ts';
 import { secretsEqual } from './keys.ts';
@@ -38,6 +39,9 @@ export interface AccessGuardOptions {
 
 const BEARER = /^Bearer +([!-~]+) *$/i;
 const DEFAULT_INVALID_KEY_LIMIT: RateLimit = { points: 60, durationSeconds: 60 };
+/** How long a connection's verified key is checked without its HMAC (it bounds how long the header is held, not revocation). */
+const KNOWN_KEY_MS = 60_000;
+const DAY_MS = 86_400_000;
 
 function headerValue(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
@@ -53,9 +57,44 @@ export function createAccessGuard(options: AccessGuardOptions): RequestGuard {
   const now = options.now ?? (() => new Date());
   const touchedOn = new Map<string, string>();
 
-  async function authenticate(headers: IncomingHttpHeaders, cors: Record<string, string>): Promise<{ principal: Principal; limit: RateLimit | 'unlimited' }> {
+  /**
+   * A key verified on a connection, for its next requests there (a keep-alive client sends the same
+   * header every time): when the same header comes again within KNOWN_KEY_MS, the key store checks
+   * that the key's row still holds the verified hash and is not revoked — read again after any
+   * change, as `verify` does — without computing the HMAC again. The presented header is kept in
+   * memory only with its connection (never stored or logged) and compared in constant time: behind
+   * a proxy, one connection carries many clients' requests.
+   */
+  const knownKeys = new WeakMap<object, { presented: Buffer; record: KeyRecord; until: number }>();
+
+  function knownKeyOf(connection: object | undefined, authorization: string): { principal: Principal; limit: RateLimit | 'unlimited' } | null {
+    if (!connection || !keyStore.recheck) return null;
+    const known = knownKeys.get(connection);
+    if (!known) return null;
+    const same =
+      known.presented.length === authorization.length && Date.now() < known.until && timingSafeEqual(known.presented, Buffer.from(authorization, 'latin1'));
+    const record = same ? keyStore.recheck(known.record) : null;
+    const limit = record ? parseKeyLimit(record.limit) : null;
+    if (!record || !limit) {
+      knownKeys.delete(connection);
+      return null;
+    }
+    known.record = record;
+    noteUse(record.id);
+    return { principal: { kind: 'key', keyId: record.id, name: record.name }, limit };
+  }
+
+  async function authenticate(headers: IncomingHttpHeaders, cors: Record<string, string>, connection?: object): Promise<{ principal: Principal; limit: RateLimit | 'unlimited' }> {
     const authorization = headerValue(headers.authorization);
     if (authorization === undefined) return { principal: { kind: 'anonymous' }, limit: anonymousLimit };
+    let known;
+    try {
+      known = knownKeyOf(connection, authorization);
+    } catch (error) {
+      if (!(error instanceof KeyStoreError)) throw error;
+      known = null; // verify below meets the same failure and answers it
+    }
+    if (known) return known;
     const token = BEARER.exec(authorization)?.[1];
     if (!token) throw await refusedKey(cors);
     // Admin tokens are never read keys (spec 5 rule 1), even if one happened to look like a key.
@@ -71,6 +110,7 @@ export function createAccessGuard(options: AccessGuardOptions): RequestGuard {
     const limit = record ? parseKeyLimit(record.limit) : null;
     if (!record || !limit) throw await refusedKey(cors);
     noteUse(record.id);
+    if (connection && keyStore.recheck) knownKeys.set(connection, { presented: Buffer.from(authorization, 'latin1'), record, until: Date.now() + KNOWN_KEY_MS });
     return { principal: { kind: 'key', keyId: record.id, name: record.name }, limit };
   }
 
@@ -81,8 +121,16 @@ export function createAccessGuard(options: AccessGuardOptions): RequestGuard {
   }
 
   // The day of last use is written at most once a day per key and process, off the request path.
+  let today = '';
+  let todayEnds = 0;
   function noteUse(keyId: string): void {
-    const day = now().toISOString().slice(0, 10);
+    const time = now().getTime();
+    // The UTC day as text, made again only when the day changes (a toISOString per request otherwise).
+    if (time >= todayEnds || time < todayEnds - DAY_MS) {
+      today = new Date(time).toISOString().slice(0, 10);
+      todayEnds = (Math.floor(time / DAY_MS) + 1) * DAY_MS;
+    }
+    const day = today;
     if (touchedOn.get(keyId) === day) return;
     touchedOn.set(keyId, day);
     keyStore.touch(keyId, day).catch(() => {
@@ -100,7 +148,7 @@ export function createAccessGuard(options: AccessGuardOptions): RequestGuard {
       if (!hosts.allowsRequest(request.headers)) throw hostForbidden();
       const verdict = origins.judge(request.headers);
       const cors = origins.responseHeaders(verdict);
-      const { principal, limit } = await authenticate(request.headers, cors);
+      const { principal, limit } = await authenticate(request.headers, cors, request.connection);
       checkOrigin(verdict);
       if (!request.consumesBudget || limit === 'unlimited') return { principal, headers: cors };
       const budget = principal.kind === 'key' ? keyBudget(principal.keyId) : ANONYMOUS_BUDGET;

@@ -9,6 +9,8 @@ export interface GuardRequest {
   headers: IncomingHttpHeaders;
   /** False for /openapi.json, /docs and health checks: they consume no budget (spec 8 rule 2). */
   consumesBudget: boolean;
+  /** The connection (socket) it came on: a key verified on it is checked again without hashing it. */
+  connection?: object;
 }
 
 export type Principal = { kind: 'anonymous' } | { kind: 'key'; keyId: string; name: string };

@@ -69,6 +69,8 @@ export class SqliteKeyStore implements KeyStore {
   /** Rows read by verify (null: no such id) while `data_version` stays `cachedVersion`. */
   private readonly verified = new Map<string, KeyRow | null>();
   private cachedVersion = -1;
+  /** The stored hash each record handed out by `verify` was verified against (`recheck`). */
+  private readonly verifiedHashes = new WeakMap<KeyRecord, string>();
 
   constructor(options: SqliteKeyStoreOptions) {
     if (options.file !== ':memory:') mkdirSync(dirname(options.file), { recursive: true });
@@ -134,7 +136,21 @@ export class SqliteKeyStore implements KeyStore {
     if (!isWellFormedKey(key)) return null;
     const row = this.rowOf(keyIdOf(key));
     if (!row || !keyMatchesHash(key, row.hash, this.pepper) || row.revoked_at) return null;
-    return toRecord(row);
+    const record = toRecord(row);
+    this.verifiedHashes.set(record, row.hash);
+    return record;
+  }
+
+  /** The row is looked up as in `verify` (read again after any commit of another connection), without the HMAC. */
+  recheck(record: KeyRecord): KeyRecord | null {
+    const hash = this.verifiedHashes.get(record);
+    if (hash === undefined) return null;
+    const row = this.rowOf(record.id);
+    if (!row || row.revoked_at || row.hash !== hash) return null;
+    if (row.key_limit === record.limit && row.name === record.name) return record;
+    const fresh = toRecord(row);
+    this.verifiedHashes.set(fresh, hash);
+    return fresh;
   }
 
   /** A key's row, read again whenever another connection has committed since (see the top). */

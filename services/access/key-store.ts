@@ -27,6 +27,11 @@ export interface KeyStore {
   list(): Promise<KeyRecord[]>;
   /** The active record a presented key belongs to, or null (unknown, revoked or wrong secret). */
   verify(key: string): Promise<KeyRecord | null>;
+  /**
+   * A record `verify` returned, as it stands now, if its key's row still holds the hash that was
+   * verified and it is not revoked; else null (the caller verifies the key again). Optional.
+   */
+  recheck?(record: KeyRecord): KeyRecord | null;
   /** Finds a key by id, else by name (the active key of that name first). */
   find(idOrName: string): Promise<KeyRecord | null>;
   /** Revokes an active key; false when there is no such active key. */

@@ -1,4 +1,5 @@
 import { analyzeWord, tokenize, type QueryTerm } from './analysis/index.ts';
+import { LruCache } from './lru-cache.ts';
 
 // Snippets are plain text around the matched words (spec 2, SearchHit.snippet). Matching uses the
 // same analysis as the index, so "Häuser" highlights "Hauses" and "Wahl" finds "Bundestagswahl".
@@ -7,6 +8,8 @@ export const SNIPPET_LENGTH = 240;
 const SCAN_LIMIT = 500_000; // characters: a snippet never needs to read a whole book
 const FALLBACK_SCAN = 50_000;
 const MAX_MATCHES = 400;
+/** Candidate words a query remembers the term of (a page's texts repeat them). */
+const MAX_KNOWN_WORDS = 4096;
 
 export interface TermMatch {
   start: number;
@@ -21,6 +24,18 @@ function termIndexOf(word: string, terms: QueryTerm[]): number {
   return terms.findIndex((t) => t.exact === analysis.exact || t.bases.some((b) => analysis.bases.includes(b)));
 }
 
+/** Per query (the hits of a page share its terms): the term index of each candidate word seen, -1 for none. */
+const termIndexesOf = new WeakMap<QueryTerm[], Map<string, number>>();
+
+function knownTermIndexes(terms: QueryTerm[]): Map<string, number> {
+  let known = termIndexesOf.get(terms);
+  if (!known) {
+    known = new Map();
+    termIndexesOf.set(terms, known);
+  }
+  return known;
+}
+
 function escapeRegExp(value: string): string {
   return value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
@@ -31,14 +46,24 @@ function foldedPattern(folded: string): string {
     .replace(/ae|oe|ue|ss|a|o|u/g, (m) => ({ ae: '(?:ae|ä)', oe: '(?:oe|ö)', ue: '(?:ue|ü)', ss: '(?:ss|ß)', a: '[aä]', o: '[oö]', u: '[uü]' })[m]!);
 }
 
-/** Built once per query (the hits of a page share its terms). */
+/** Looked up once per query (the hits of a page share its terms). */
 const patterns = new WeakMap<QueryTerm[], RegExp>();
+/**
+ * Patterns by their forms, across queries: building and compiling one (case-insensitive, Unicode)
+ * cost about as much as a snippet, and the same words come again in other searches.
+ */
+const patternsByForms = new LruCache<string, RegExp>(500);
 
 function candidatePattern(terms: QueryTerm[]): RegExp {
   let pattern = patterns.get(terms);
   if (!pattern) {
     const forms = [...new Set(terms.flatMap((t) => [t.exact, ...t.bases]).filter((f) => f.length >= 2))].sort((a, b) => b.length - a.length);
-    pattern = new RegExp(forms.map(foldedPattern).join('|'), 'giu');
+    const key = forms.join('\u0000');
+    pattern = patternsByForms.get(key);
+    if (!pattern) {
+      pattern = new RegExp(forms.map(foldedPattern).join('|'), 'giu');
+      patternsByForms.set(key, pattern);
+    }
     patterns.set(terms, pattern);
   }
   return pattern;
@@ -65,6 +90,7 @@ export function findTermMatches(text: string, terms: QueryTerm[], scanLimit = SC
   // With `stopWithin`, scanning ends at the first stretch of that many characters holding every term.
   const lastSeen = new Array<number>(terms.length).fill(-Infinity);
   let lastStart = -1;
+  const known = knownTermIndexes(terms);
   for (const candidate of scanned.matchAll(candidates)) {
     let start = candidate.index;
     let end = start + candidate[0].length;
@@ -72,7 +98,12 @@ export function findTermMatches(text: string, terms: QueryTerm[], scanLimit = SC
     while (end < scanned.length && WORD_CHAR.test(scanned[end])) end++;
     if (start === lastStart) continue;
     lastStart = start;
-    const term = termIndexOf(scanned.slice(start, end), terms);
+    const word = scanned.slice(start, end);
+    let term = known.get(word);
+    if (term === undefined) {
+      term = termIndexOf(word, terms);
+      if (known.size < MAX_KNOWN_WORDS) known.set(word, term);
+    }
     if (term < 0) continue;
     matches.push({ start, end, term });
     if (matches.length >= MAX_MATCHES) break;

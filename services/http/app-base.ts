@@ -84,7 +84,7 @@ export function guardRoutes(app: FastifyInstance, guard: RequestGuard, freeRoute
     // Probes come from orchestrators and proxies under whatever Host they dial (a container name):
     // they reveal nothing, consume nothing, and are never routed publicly (proxy/fundus.caddy).
     if (PROBE_ROUTES.has(route)) return;
-    const decision = await guard.admit({ method: request.method, headers: request.headers, consumesBudget: !freeRoutes.has(route) });
+    const decision = await guard.admit({ method: request.method, headers: request.headers, consumesBudget: !freeRoutes.has(route), connection: request.raw.socket });
     reply.headers(decision.headers);
   });
   app.options('*', async (request, reply) => {

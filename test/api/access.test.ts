@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -184,6 +185,44 @@ describe('project keys', () => {
     await cli.revoke(record.id);
     await cli.close();
     expect401(await search({ key }));
+  });
+
+  it('checks a key again on every request of one keep-alive connection: revocation, a new limit, another key, a wrong secret', async () => {
+    // One socket for every request (a keep-alive client, or a proxy's pooled connection carrying many clients).
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const reused: boolean[] = [];
+    const onOne = (key: string) =>
+      new Promise<Answer>((resolve, reject) => {
+        const request = http.request(`${gateway.url}/v1/search`, { agent, method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' } }, (response) => {
+          let text = '';
+          response.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+          response.on('end', () => resolve({ status: response.statusCode!, headers: new Headers(response.headers as Record<string, string>), body: JSON.parse(text) }));
+        });
+        request.on('socket', () => reused.push(request.reusedSocket));
+        request.on('error', reject);
+        request.end(VALID_SEARCH);
+      });
+    try {
+      const { key, record } = await keyStore.create({ name: 'pooled', limit: '2/min' });
+      const { key: other } = await keyStore.create({ name: 'pooled other', limit: '1/min' });
+      const wrongSecret = key.slice(0, -3) + (key.endsWith('AAA') ? 'BBB' : 'AAA');
+      expect((await onOne(key)).status).toBe(200);
+      expect401(await onOne(wrongSecret));
+      expect((await onOne(key)).headers.get('ratelimit-remaining')).toBe('0');
+      expectRetryAfter(await onOne(key));
+      expect((await onOne(other)).status).toBe(200); // its own budget, not the first key's
+      expectRetryAfter(await onOne(other));
+      const cli = openSqliteKeyStore(dataDir);
+      await cli.setLimit(record.id, '10/s');
+      expect((await onOne(key)).headers.get('ratelimit-limit')).toBe('10');
+      await cli.revoke(record.id);
+      await cli.close();
+      expect401(await onOne(key));
+      expect401(await onOne(key));
+      expect(reused.slice(1).every(Boolean)).toBe(true);
+    } finally {
+      agent.destroy();
+    }
   });
 
   it('never accepts the admin token as a read key', async () => {

@@ -366,6 +366,31 @@ describe('sqlite index: its own behaviour', () => {
     await reader.close();
   });
 
+  it("a reader's page of hit fields (the API's) shows every change the writer commits: a new title and text, a removal", async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'fundus-idx-')), 'index.sqlite');
+    const writer = new SqliteIndex({ file });
+    const reader = new SqliteIndex({ file, readOnly: true });
+    const first = { ...makeDoc({ url: 'https://rows.example/a', title: 'Satzung alt', text: 'Die Satzung gilt seit gestern.' }), dates: { published_at: '2026-01-02' } };
+    const second = makeDoc({ url: 'https://rows.example/b', title: 'Bericht', text: 'Eine Satzung für alle.' });
+    await writer.put(first);
+    await writer.put(second);
+    const page = async () => {
+      const result = await reader.search({ terms: analyzeQuery('Satzung'), order: 'relevance', limit: 10, offset: 0, countBudgetMs: 1000, hitFieldsOnly: true });
+      return result.hits.map((hit) => [hit.document.id, hit.document.title, hit.document.text, hit.document.dates]);
+    };
+    const before = await page();
+    expect(before).toContainEqual([first.id, 'Satzung alt', 'Die Satzung gilt seit gestern.', first.dates]);
+    expect(await page()).toEqual(before); // the same page again (its rows kept by the reader)
+    await writer.put({ ...first, title: 'Satzung neu', text: 'Die Satzung gilt ab heute.', dates: { published_at: '2026-03-04' }, changedAt: '2026-11-20T08:00:00.000Z' });
+    const after = await page();
+    expect(after).toContainEqual([first.id, 'Satzung neu', 'Die Satzung gilt ab heute.', { published_at: '2026-03-04' }]);
+    expect(after).toContainEqual(before.find((row) => row[0] === second.id));
+    await writer.remove(second.id);
+    expect((await page()).map((row) => row[0])).toEqual([first.id]);
+    await writer.close();
+    await reader.close();
+  });
+
   it('stores the time of the last change once per batch: seen inside the batch, by readers after its commit, never after a rollback', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'fundus-idx-')), 'index.sqlite');
     const writer = new SqliteIndex({ file });

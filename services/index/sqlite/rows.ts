@@ -104,6 +104,15 @@ export function hitDocumentOf(values: unknown[]): StoredDocument {
   });
 }
 
+const BEYOND_LATIN1 = /[^\u0000-\u00ff]/;
+
+/** What a row of HIT_COLUMNS holds in memory, about: V8 keeps a string of Latin-1 characters at one byte a character, others at two. */
+export function hitRowBytes(values: unknown[]): number {
+  let bytes = 64 + 8 * values.length;
+  for (const value of values) if (typeof value === 'string') bytes += 16 + (BEYOND_LATIN1.test(value) ? 2 : 1) * value.length;
+  return bytes;
+}
+
 export function toRow(doc: StoredDocument): Omit<DocumentRow, 'seq'> & { age_date: string | null; title_key: string } {
   return {
     id: doc.id,

@@ -16,9 +16,13 @@ export class BoundedCache<V> {
 
   /** The cached value of `key`, computed by `compute` on a miss. */
   get(key: string, compute: (key: string) => V): V {
-    let value = this.current.get(key);
-    if (value !== undefined) return value;
-    value = this.previous.get(key);
+    const value = this.current.get(key);
+    // Kept small, so that the hit (nearly every call) is inlined where it is called.
+    return value !== undefined ? value : this.miss(key, compute);
+  }
+
+  private miss(key: string, compute: (key: string) => V): V {
+    let value = this.previous.get(key);
     if (value === undefined) value = compute(key);
     if (this.current.size >= this.generation) {
       this.previous = this.current;

@@ -29,7 +29,7 @@ interface CachedWord { exact: string; bases: readonly string[]; basesText: strin
 
 // Word analyses are pure functions of the surface word; running text repeats
 // words heavily, so a bounded cache keeps ingestion fast.
-const CACHE_LIMIT = 100_000;
+const CACHE_LIMIT = 200_000;
 const cache = new BoundedCache<CachedWord>(CACHE_LIMIT);
 const EMPTY: CachedWord = { exact: '', bases: [], basesText: '' };
 

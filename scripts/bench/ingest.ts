@@ -100,6 +100,7 @@ async function run(type: string) {
   clearInterval(timer);
   const seconds = (performance.now() - started) / 1000;
   rmSync(data, { recursive: true, force: true });
+  if (manifest) rmSync(dirname(manifest.file), { recursive: true, force: true });
   if (code !== 0) throw new Error(`ingest failed (${code}): ${out}`);
   const mainCpu = cpu.get(child.pid!) ?? 0;
   const extractionCpu = [...cpu].filter(([pid]) => pid !== child.pid).reduce((sum, [, seconds]) => sum + seconds, 0);

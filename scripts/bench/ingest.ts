@@ -1,16 +1,18 @@
 // Ingestion benchmark: documents per second and peak memory of `fundus ingest` end to end
 // (read, extract in the worker pool, analyse, index, commit) on ../shared/corpus.
-//   node_modules/.bin/node scripts/bench/ingest.ts [--types html,pdf,all] [--repeat N] [--json FILE]
-// Needs `npm run build` first. Prints a table; --json writes the figures.
+//   node_modules/.bin/node scripts/bench/ingest.ts [--types html,pdf,all] [--repeat N] [--json FILE] [--fundus DIR]
+//   node_modules/.bin/node scripts/bench/ingest.ts --records FILE.jsonl [--repeat N] [--fundus DIR]
+// Needs `npm run build` first. Prints a table; --json writes the figures. --fundus DIR runs another
+// built checkout's `bin/fundus.js` on the same files (A/B pairs against an older commit).
 import { spawn } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const CORPUS = resolve(ROOT, '../shared/corpus');
-const { values } = parseArgs({ options: { types: { type: 'string', default: 'html,pdf,all' }, json: { type: 'string' }, repeat: { type: 'string', default: '1' } } });
+const { values } = parseArgs({ options: { fundus: { type: 'string' }, records: { type: 'string' }, types: { type: 'string', default: 'html,pdf,all' }, json: { type: 'string' }, repeat: { type: 'string', default: '1' } } });
 
 interface ManifestLine { path: string; url: string; fetched_at?: string; headers?: Record<string, string> }
 
@@ -65,11 +67,18 @@ function cpuSecondsOf(pid: number): number | null {
 }
 const CLOCK_TICKS = 100;
 
+/** Pre-extracted records (`fundus ingest --records`) instead of corpus files: one line a document. */
+function recordsInput(file: string): { args: string[]; count: number } {
+  const count = readFileSync(file, 'utf8').split('\n').filter((line) => line.trim()).length;
+  return { args: ['--records', resolve(file)], count };
+}
+
 async function run(type: string) {
-  const { file, count } = manifestFor(type);
+  const manifest = type === 'records' ? undefined : manifestFor(type);
+  const { args, count } = manifest ? { args: ['--manifest', manifest.file], count: manifest.count } : recordsInput(values.records!);
   const data = mkdtempSync(join(tmpdir(), 'fundus-bench-ingest-'));
   const started = performance.now();
-  const child = spawn(process.execPath, [join(ROOT, 'bin/fundus.js'), 'ingest', '--data', data, '--quiet', '--manifest', file], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [join(values.fundus ? resolve(values.fundus) : ROOT, 'bin/fundus.js'), 'ingest', '--data', data, '--quiet', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let peak = 0;
   // CPU time of the process and of each extraction process, last seen every 50 ms: on a loaded
   // machine the wall clock says little, the CPU time of the tree is what a change saves.
@@ -90,6 +99,8 @@ async function run(type: string) {
   const code = await new Promise<number | null>((r) => child.on('close', r));
   clearInterval(timer);
   const seconds = (performance.now() - started) / 1000;
+  rmSync(data, { recursive: true, force: true });
+  if (manifest) rmSync(dirname(manifest.file), { recursive: true, force: true });
   if (code !== 0) throw new Error(`ingest failed (${code}): ${out}`);
   const mainCpu = cpu.get(child.pid!) ?? 0;
   const extractionCpu = [...cpu].filter(([pid]) => pid !== child.pid).reduce((sum, [, seconds]) => sum + seconds, 0);
@@ -107,7 +118,7 @@ async function run(type: string) {
 }
 
 const results = [];
-for (const type of values.types!.split(',')) {
+for (const type of values.records ? ['records'] : values.types!.split(',')) {
   for (let i = 0; i < Number(values.repeat); i++) results.push(await run(type));
 }
 const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;

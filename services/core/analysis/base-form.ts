@@ -1,6 +1,7 @@
 // Base forms: the Snowball stem, corrected for plurals the algorithm cannot
 // conflate (Thema/Themen, Museum/Museen) because they change more than an
 // ending. Input: lowercase, ß as ss, umlauts kept (foldForStemming).
+import { BoundedCache } from './bounded-cache.ts';
 import { stemGerman } from './snowball-german.ts';
 
 /** Irregular (mostly Latin and Greek) plural → singular. Both sides then stem alike. */
@@ -19,5 +20,9 @@ export const IRREGULAR_PLURALS: ReadonlyMap<string, string> = new Map(Object.ent
 }));
 
 export function baseForm(lower: string): string {
-  return stemGerman(IRREGULAR_PLURALS.get(lower) ?? lower);
+  return stems.get(lower, stemOf);
 }
+
+// A new word's parts and their runs are mostly words seen before (…gericht, verwaltung…): their stems are kept.
+const stems = new BoundedCache<string>(50_000);
+const stemOf = (lower: string): string => stemGerman(IRREGULAR_PLURALS.get(lower) ?? lower);

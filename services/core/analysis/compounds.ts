@@ -18,8 +18,9 @@
 // - only the head is split further (Oberlandesgericht → Landesgericht →
 //   Gericht); modifiers are not (Bundestagswahl does not yield "Tag").
 import { IRREGULAR_PLURALS } from './base-form.ts';
-import { IS_NOUN, lexicon, PLUS_E, PLUS_EN, PLUS_N, MODIFIER_ONLY } from './lexicon.ts';
+import { IS_NOUN, lexicon, MAY_START, PLUS_E, PLUS_EN, PLUS_N, MODIFIER_ONLY } from './lexicon.ts';
 import type { Lexicon } from './lexicon.ts';
+import { BoundedCache } from './bounded-cache.ts';
 
 const MIN_PART = 3;
 const MIN_WORD = 2 * MIN_PART;
@@ -182,12 +183,12 @@ export function splitCompound(word: string): Part[] | undefined {
     for (let end = start + MIN_PART; end <= lastEnd; end++) {
       splitterWork.steps++;
       const stem = word.slice(start, end);
+      const flags = nouns.stemFlags(stem);
       // No noun (nor umlaut-free plural stem, nor adjective) starts like this: nor will a longer one.
-      const known = nouns.mayStart(stem) || (hasUmlaut && nouns.mayStart(withoutLastUmlaut(stem) ?? stem));
+      const known = (flags & MAY_START) !== 0 || (hasUmlaut && nouns.mayStart(withoutLastUmlaut(stem) ?? stem));
       if (!known && !(start === 0 && end <= LONGEST_ADJECTIVE_MODIFIER)) break;
       // Short modifiers without a linking element only in words the lexicon does not know whole.
       const shortBare = stem.length <= MIN_PART && wholeIsNoun;
-      const flags = nouns.flags(stem);
       if (flags & IS_NOUN) {
         for (const link of LINKS) {
           if (!linkRoom(link, end) || (shortBare && link === '') || !sLinkAllowed(start, end, link)) continue;
@@ -262,15 +263,24 @@ function fallbackHead(word: string, nouns: Lexicon): Part[] | undefined {
  * All parts worth indexing for a word: the parts of its best decomposition,
  * plus the parts of its head, recursively (Oberlandesgericht → ober,
  * landesgericht, land, gericht). Empty when the word is not a compound.
+ * `first`: the word's own split, when the caller has it already ([] for none).
  */
-export function compoundParts(word: string): Part[] {
+export function compoundParts(word: string, first?: readonly Part[]): Part[] {
   const out: Part[] = [];
-  let current: string | undefined = word;
-  for (let depth = 0; current !== undefined && depth < MAX_HEAD_DEPTH; depth++) {
-    const parts = splitCompound(current);
-    if (parts === undefined) break;
+  let parts = first === undefined ? splitCompound(word) : first.length > 0 ? first : undefined;
+  for (let depth = 0; parts !== undefined && depth < MAX_HEAD_DEPTH; depth++) {
     out.push(...parts);
-    current = parts.at(-1)?.surface;
+    if (depth + 1 < MAX_HEAD_DEPTH) parts = splitHead(parts[parts.length - 1].surface);
   }
   return out;
+}
+
+// Heads recur across compounds (…gericht, …verwaltung): their splits are kept. Callers only read
+// the parts.
+const HEAD_CACHE_LIMIT = 20_000;
+const headSplits = new BoundedCache<Part[] | null>(HEAD_CACHE_LIMIT);
+const splitOrNull = (word: string): Part[] | null => splitCompound(word) ?? null;
+
+function splitHead(head: string): Part[] | undefined {
+  return headSplits.get(head, splitOrNull) ?? undefined;
 }

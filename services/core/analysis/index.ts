@@ -11,6 +11,7 @@
 // the index as syntax: punctuation is dropped, and words are lowercased
 // (FTS5 keywords are uppercase only). A query of punctuation alone yields [].
 import { baseForm } from './base-form.ts';
+import { BoundedCache } from './bounded-cache.ts';
 import { compoundParts, MAX_SPLIT_LENGTH, splitCompound } from './compounds.ts';
 import { foldExact, foldForStemming, restoreUmlauts } from './fold.ts';
 import { cleanWord, isComplexGroup, joinedForms, scanGroups, splitGroup, tokenize } from './tokenize.ts';
@@ -28,22 +29,12 @@ interface CachedWord { exact: string; bases: readonly string[]; basesText: strin
 
 // Word analyses are pure functions of the surface word; running text repeats
 // words heavily, so a bounded cache keeps ingestion fast.
-const CACHE_LIMIT = 100_000;
-const cache = new Map<string, CachedWord>();
+const CACHE_LIMIT = 200_000;
+const cache = new BoundedCache<CachedWord>(CACHE_LIMIT);
 const EMPTY: CachedWord = { exact: '', bases: [], basesText: '' };
 
 function analyzeCached(word: string): CachedWord {
-  return remembered(cache, CACHE_LIMIT, word, computeWord);
-}
-
-/** `compute(key)` kept in a cache of at most `limit` entries, the oldest dropped first. */
-function remembered<V>(store: Map<string, V>, limit: number, key: string, compute: (key: string) => V): V {
-  const hit = store.get(key);
-  if (hit !== undefined) return hit;
-  const value = compute(key);
-  if (store.size >= limit) store.delete(store.keys().next().value as string);
-  store.set(key, value);
-  return value;
+  return cache.get(word, computeWord);
 }
 
 function computeWord(word: string): CachedWord {
@@ -52,7 +43,9 @@ function computeWord(word: string): CachedWord {
   if (!exact) return EMPTY;
   const lower = foldForStemming(clean);
   const bases = new Set([baseForm(lower)]);
-  for (const part of compoundParts(lower)) {
+  // The word's own split is the first step of its parts and gives the runs below: taken once.
+  const parts = splitCompound(lower) ?? [];
+  for (const part of compoundParts(lower, parts)) {
     // Modifiers by their lemma (Bücher|regal → buch); a head also as written,
     // so that its inflection is stemmed the way a query is (Studentinnen).
     bases.add(baseForm(part.lemma));
@@ -60,7 +53,6 @@ function computeWord(word: string): CachedWord {
   }
   // Runs of adjacent parts are words too: Schul|weg|plan holds "Schulweg" and "Wegplan",
   // Abfall|gebühren|satzung holds "Gebührensatzung".
-  const parts = splitCompound(lower) ?? [];
   for (let from = 0; from < parts.length; from++) {
     for (let to = from + 2; to <= parts.length; to++) {
       if (from === 0 && to === parts.length) continue;
@@ -142,11 +134,11 @@ function queryBases(lower: string): string[] {
   // Query words repeat: the forms of a word are looked up in the lexicon once, then served from a
   // bounded cache, the oldest dropped first (the look-ups of word-forms.ts and the compound
   // splitter were about 5 % of a search's CPU at 100k documents).
-  return [...remembered(queryCache, QUERY_CACHE_LIMIT, lower, computeQueryBases)];
+  return [...queryCache.get(lower, computeQueryBases)];
 }
 
 const QUERY_CACHE_LIMIT = 20_000;
-const queryCache = new Map<string, readonly string[]>();
+const queryCache = new BoundedCache<readonly string[]>(QUERY_CACHE_LIMIT);
 
 function computeQueryBases(lower: string): string[] {
   const forms = [lower];

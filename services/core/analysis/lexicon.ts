@@ -30,6 +30,8 @@ export const PLUS_EN = 4;
 export const PLUS_N = 8;
 /** The string opens compounds but is no word alone (trenn from trennen, Audio-): a modifier, never a head. */
 export const MODIFIER_ONLY = 16;
+/** Some noun or modifier starts with the string (kept for strings of 3 to PREFIX_LENGTH letters). */
+export const MAY_START = 32;
 
 /** Debian's hunspell-de-de; FUNDUS_HUNSPELL_DIC names another .dic file, or "" for none. */
 export const HUNSPELL_DIC = process.env.FUNDUS_HUNSPELL_DIC ?? '/usr/share/hunspell/de_DE.dic';
@@ -41,6 +43,11 @@ export interface Lexicon {
   flags(stem: string): number;
   /** False when certainly no noun starts with `prefix` (true for prefixes longer than PREFIX_LENGTH). */
   mayStart(prefix: string): boolean;
+  /**
+   * flags() and mayStart() of a string in one look-up (the splitter asks both of every stem):
+   * the flags, with MAY_START set when mayStart(stem) is true.
+   */
+  stemFlags(stem: string): number;
   /** Letters of the longest noun: no part of a compound is longer (bounds the splitter's work). */
   readonly longest: number;
 }
@@ -52,7 +59,6 @@ export function createLexicon(list: Iterable<string>, modifiers: Iterable<string
   const mark = (key: string, flag: number): void => {
     flags.set(key, (flags.get(key) ?? 0) | flag);
   };
-  const prefixes = new Set<string>();
   let longest = 0;
   for (const word of list) {
     if (!word) continue;
@@ -61,16 +67,19 @@ export function createLexicon(list: Iterable<string>, modifiers: Iterable<string
     if (word.endsWith('en')) mark(word.slice(0, -2), PLUS_EN);
     if (word.endsWith('n')) mark(word.slice(0, -1), PLUS_N);
     if (word.endsWith('e')) mark(word.slice(0, -1), PLUS_E);
-    for (let len = 3; len <= Math.min(PREFIX_LENGTH, word.length); len++) prefixes.add(word.slice(0, len));
+    for (let len = 3; len <= Math.min(PREFIX_LENGTH, word.length); len++) mark(word.slice(0, len), MAY_START);
   }
   for (const stem of modifiers) {
     mark(stem, MODIFIER_ONLY);
-    for (let len = 3; len <= Math.min(PREFIX_LENGTH, stem.length); len++) prefixes.add(stem.slice(0, len));
+    for (let len = 3; len <= Math.min(PREFIX_LENGTH, stem.length); len++) mark(stem.slice(0, len), MAY_START);
   }
+  // The prefixes share the flags' map: one look-up answers both questions (the look-ups are most of a
+  // new word's analysis).
   return {
     has: (word) => ((flags.get(word) ?? 0) & IS_NOUN) !== 0,
-    flags: (stem) => flags.get(stem) ?? 0,
-    mayStart: (prefix) => prefix.length > PREFIX_LENGTH || prefixes.has(prefix),
+    flags: (stem) => (flags.get(stem) ?? 0) & ~MAY_START,
+    mayStart: (prefix) => prefix.length > PREFIX_LENGTH || ((flags.get(prefix) ?? 0) & MAY_START) !== 0,
+    stemFlags: (stem) => (flags.get(stem) ?? 0) | (stem.length > PREFIX_LENGTH ? MAY_START : 0),
     longest,
   };
 }

@@ -13,7 +13,7 @@ import type { ExtractedDocument } from '../../core/document.ts';
 import { ExtractionError, isExtractionErrorCode } from './errors.ts';
 import type { ExtractInput, ExtractOptions } from './extract-document.ts';
 import { TEST_ONLY_HOOKS_ENV, type TestOnlyHook, testOnlyHooksFromEnv } from './test-only-hooks.ts';
-import type { WorkerJob, WorkerReady, WorkerReply } from './worker.ts';
+import type { PreparedOutcome, WorkerJob, WorkerReady, WorkerReply } from './worker.ts';
 import type { ZipLimits } from './zip-guard.ts';
 
 export interface ExtractionPoolOptions {
@@ -221,6 +221,11 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
     else job.reject(new ExtractionError(isExtractionErrorCode(outcome.code) ? outcome.code : 'CORRUPT_FILE', undefined, { cause: outcome.message }));
   }
 
+  /** A pre-extracted document gets the preparation its process made (a copy: the caller's stays as it was). */
+  function finishPrepared(job: Pending, outcome: PreparedOutcome): void {
+    finish(job, outcome.ok ? { ok: true, doc: { ...job.preExtracted!, prepared: outcome.prepared } } : outcome);
+  }
+
   function stopStartup(slot: Slot): void {
     if (slot.startup) clearTimeout(slot.startup);
     slot.startup = null;
@@ -368,7 +373,7 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
       if (slot.jobs[0]?.id !== reply.id) return;
       const jobs = settle(slot);
       idleDeaths = 0;
-      if ('batch' in reply) jobs.forEach((job, i) => finish(job, reply.batch[i]));
+      if ('batch' in reply) jobs.forEach((job, i) => finishPrepared(job, reply.batch[i]));
       else finish(jobs[0], reply);
       dispatch();
     });

@@ -577,8 +577,8 @@ const FREQUENCY_CACHE_BYTES = 96 * 2 ** 20;
 /**
  * The three caches admit a newcomer only over entries asked for less often (lru-cache.ts): a
  * sampled mix at a million documents cycles through more long lists than two serving threads
- * hold, and plain LRU then kept none of them until their next use (98 MB read from the lists
- * file per round of the mix, against 15 MB with admission and these sizes; at 100k nothing is read).
+ * hold, and plain LRU then kept none of them until their next use (98 MiB read from the lists
+ * file per round of the mix at a thread's half share, 0.3 MiB with admission and these sizes; at 100k nothing is read).
  */
 const ADMISSION = { admission: true };
 /** Lists shorter than this (384 KB) are read whole for a blocked query: one read costs less than a read per visited block. */

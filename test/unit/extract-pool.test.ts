@@ -24,7 +24,8 @@ describe('extraction pool', () => {
     expect(docs[0].documentType).toBe('html');
   });
 
-  it('kills a hanging job with TIMEOUT and keeps working', async () => {
+  // The job behind it was already handed to the same process (queued there): it must not fail with it.
+  it('kills a hanging job with TIMEOUT and keeps working, the job queued behind it included', async () => {
     pool = createExtractionPool({ workers: 1, timeoutMs: 3000, maxMemoryMb: 256, maxBytes: 1024 * 1024 });
     const hanging = pool.extract({ bytes: page('hängt'), url: 'https://x.example/h' }, { testOnlyHook: 'hang' });
     const queued = pool.extract({ bytes: page('Danach'), url: 'https://x.example/n' });

@@ -70,6 +70,11 @@ interface Slot {
   child: ChildProcess | null;
   /** The jobs the process is running: one file, or a run of pre-extracted documents. */
   jobs: Pending[];
+  /**
+   * The next jobs, already handed to the process, which starts them once it has answered the
+   * running ones: it never waits for this process to read its answer and hand out more work.
+   */
+  queued: Pending[];
   timer: NodeJS.Timeout | null;
   /** The process has loaded and warmed up: only then does a job's time limit start to run. */
   ready: boolean;
@@ -193,6 +198,7 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
   const slots: Slot[] = Array.from({ length: Math.max(1, options.workers) }, () => ({
     child: null,
     jobs: [],
+    queued: [],
     timer: null,
     ready: false,
     startup: null,
@@ -315,9 +321,13 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
     }
   }
 
-  /** The slot's process has ended (or failed to start): its jobs fail, another process starts. */
+  /**
+   * The slot's process has ended (or failed to start): its running jobs fail, another process
+   * starts. The queued jobs never ran there: they go back to the front of the queue.
+   */
   function ended(slot: Slot, error: ExtractionError): void {
     const jobs = settle(slot);
+    queue.unshift(...slot.queued.splice(0));
     stopStartup(slot);
     slot.child = null;
     slot.killedFor = null;
@@ -367,12 +377,22 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
       if ('ready' in reply) {
         slot.ready = true;
         stopStartup(slot);
-        if (slot.jobs.length) send(slot);
+        if (slot.jobs.length) {
+          handOver(slot, slot.jobs);
+          startTimer(slot);
+        }
+        dispatch();
         return;
       }
       if (slot.jobs[0]?.id !== reply.id) return;
       const jobs = settle(slot);
       idleDeaths = 0;
+      // The process went on with the queued jobs as soon as it answered: their time starts now.
+      if (slot.queued.length) {
+        slot.jobs = slot.queued;
+        slot.queued = [];
+        startTimer(slot);
+      }
       if ('batch' in reply) jobs.forEach((job, i) => finishPrepared(job, reply.batch[i]));
       else finish(jobs[0], reply);
       dispatch();
@@ -389,34 +409,45 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
     });
   }
 
-  /** Hands the slot's jobs to its process, which is ready: the job's time limit starts now. */
-  function send(slot: Slot): void {
-    const jobs = slot.jobs;
+  /** Hands jobs to the slot's process, which is ready; their time limit starts when it begins them (startTimer). */
+  function handOver(slot: Slot, jobs: Pending[]): void {
     const job = jobs[0];
-    startTimer(slot);
     const preExtracted = job.preExtracted ? jobs.map((j) => j.preExtracted!) : undefined;
     const preExtractedUrls = job.preExtracted ? jobs.map((j) => j.input.url) : undefined;
     const preExtractedTopics = job.preExtracted ? jobs.map((j) => j.topic !== false) : undefined;
     const message: WorkerJob = { id: job.id, input: job.input, preExtracted, preExtractedUrls, preExtractedTopics, testOnlyHook: job.hook };
     // Serialized (copied) into the IPC channel: the caller's bytes stay as they are.
     slot.child!.send(message, (error) => {
-      if (error && slot.jobs[0] === job) kill(slot, new ExtractionError('WORKER_FAILED', `could not hand the job to an extraction process: ${error.message}`, { cause: error }));
+      if (error && (slot.jobs[0] === job || slot.queued[0] === job)) kill(slot, new ExtractionError('WORKER_FAILED', `could not hand the job to an extraction process: ${error.message}`, { cause: error }));
     });
   }
 
   function wakeIdleWaiters(): void {
-    if (queue.length === 0 && slots.every((s) => !s.jobs.length)) idleWaiters.splice(0).forEach((wake) => wake());
+    if (queue.length === 0 && slots.every((s) => !s.jobs.length && !s.queued.length)) idleWaiters.splice(0).forEach((wake) => wake());
   }
 
+  /** The next jobs from the queue: one file, or up to PREPARE_BATCH pre-extracted documents. */
+  function nextJobs(): Pending[] {
+    const jobs = [queue.shift()!];
+    if (jobs[0].preExtracted) while (jobs.length < PREPARE_BATCH && queue[0]?.preExtracted) jobs.push(queue.shift()!);
+    return jobs;
+  }
+
+  /** Gives every process jobs to run and, once it runs some, the next ones to queue. */
   function dispatch(): void {
     for (const slot of slots) {
       if (queue.length === 0) break;
-      if (slot.jobs.length || !slot.child) continue;
-      const job = queue.shift()!;
-      const jobs = [job];
-      if (job.preExtracted) while (jobs.length < PREPARE_BATCH && queue[0]?.preExtracted) jobs.push(queue.shift()!);
-      slot.jobs = jobs;
-      if (slot.ready) send(slot);
+      if (!slot.child || slot.killedFor) continue;
+      if (!slot.jobs.length) {
+        slot.jobs = nextJobs();
+        if (!slot.ready) continue;
+        handOver(slot, slot.jobs);
+        startTimer(slot);
+      }
+      if (slot.ready && !slot.queued.length && queue.length) {
+        slot.queued = nextJobs();
+        handOver(slot, slot.queued);
+      }
     }
     wakeIdleWaiters();
   }
@@ -451,7 +482,7 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
     async close() {
       closing = true;
       for (const job of queue.splice(0)) job.reject(new ExtractionError('POOL_CLOSED'));
-      if (slots.some((s) => s.jobs.length)) await new Promise<void>((wake) => idleWaiters.push(wake));
+      if (slots.some((s) => s.jobs.length || s.queued.length)) await new Promise<void>((wake) => idleWaiters.push(wake));
       await Promise.all(
         slots.map(async (slot) => {
           const child = slot.child;

@@ -1,4 +1,4 @@
-// Child-process entry of the extraction pool: one job at a time, results and errors as IPC messages.
+// Child-process entry of the extraction pool: one job at a time (the next one waits in line), results and errors as IPC messages.
 // A process, not a worker thread: V8 ends the whole process on some heap-limit failures even inside a
 // worker with resourceLimits (one large allocation, a growing array or Map: "FATAL ERROR: ... heap
 // out of memory"), and a native crash in a parser takes its process along. Here that is this process
@@ -47,8 +47,9 @@ function cpuMs(): number {
   return (used.user + used.system) / 1000;
 }
 
-const send = process.send?.bind(process);
-if (!send) throw new Error('worker.ts must run as a child process of the extraction pool (with an IPC channel)');
+const toParent = process.send?.bind(process);
+if (!toParent) throw new Error('worker.ts must run as a child process of the extraction pool (with an IPC channel)');
+const send: (message: WorkerReply | WorkerReady) => void = toParent;
 const options = JSON.parse(process.argv[2] ?? '{}') as ExtractOptions;
 
 // The pool closed or died: nothing more will come.
@@ -73,7 +74,13 @@ async function outcomeOf(work: () => Promise<ExtractedDocument> | ExtractedDocum
   }
 }
 
-process.on('message', async (job: WorkerJob) => {
+// The pool hands over the next job before this one is answered: jobs run one after another, in order.
+let running: Promise<void> = Promise.resolve();
+process.on('message', (job: WorkerJob) => {
+  running = running.then(() => run(job));
+});
+
+async function run(job: WorkerJob): Promise<void> {
   if (job.preExtracted) {
     // The reply carries the preparations only: sending each text back was a tenth of this process's CPU.
     const batch: PreparedOutcome[] = [];
@@ -89,7 +96,7 @@ process.on('message', async (job: WorkerJob) => {
     return extractDocument(job.input, options);
   }, job.input.url);
   send({ id: job.id, ...outcome, cpuMs: cpuMs() } satisfies WorkerReply);
-});
+}
 
 // Warm-up: the first document loads the analysis lexicon and compiles the parsers; doing it before
 // saying "ready" keeps that start-up cost out of the first real job's time limit.

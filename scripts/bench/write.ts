@@ -1,0 +1,67 @@
+// The writer's thread alone: CPU time of storing pre-extracted records into a new SQLite index, their
+// preparation (analysis, fingerprint, ids: the extraction processes' part) done before the clock starts.
+// One thread, CPU time of this process (process.cpuUsage), so a busy machine moves it less than wall
+// time; the final merge and lists are timed on their own.
+//   node_modules/.bin/node scripts/bench/write.ts --records FILE.jsonl [--limit N] [--batch N] [--repeat N]
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { storeDocument } from '../../services/core/use-cases/store-document.ts';
+import { SqliteIndex } from '../../services/index/sqlite/sqlite-index.ts';
+import { buildStoredDocument } from '../../services/ingest/build-document.ts';
+import { isProblem, type IngestItem } from '../../services/ingest/item.ts';
+import { prepareForIndex } from '../../services/ingest/prepare.ts';
+import { readRecords } from '../../services/ingest/records.ts';
+
+const { values } = parseArgs({
+  options: { records: { type: 'string' }, limit: { type: 'string', default: '20000' }, batch: { type: 'string', default: '2500' }, repeat: { type: 'string', default: '1' } },
+});
+if (!values.records) throw new Error('--records FILE.jsonl is required');
+const limit = Number(values.limit);
+const batch = Number(values.batch);
+
+const items: IngestItem[] = [];
+for await (const input of readRecords(values.records)) {
+  if (isProblem(input)) continue;
+  const extracted = input.extracted!;
+  // Copied as the IPC channel copies it: flat strings, as the writer's thread receives them.
+  extracted.prepared = structuredClone(prepareForIndex(extracted, input.url, { topic: input.topic === undefined }));
+  items.push(input);
+  if (items.length >= limit) break;
+}
+
+console.log(`prepared ${items.length} records (pid ${process.pid})`);
+
+const cpuSeconds = (since: NodeJS.CpuUsage) => {
+  const used = process.cpuUsage(since);
+  return (used.user + used.system) / 1e6;
+};
+
+for (let round = 0; round < Number(values.repeat); round++) {
+  const dir = mkdtempSync(join(tmpdir(), 'fundus-bench-write-'));
+  const index = new SqliteIndex({ file: join(dir, 'index.sqlite') });
+  const now = new Date();
+  let started = process.cpuUsage();
+  const wallStarted = performance.now();
+  for (let from = 0; from < items.length; from += batch) {
+    await index.writeBatch(async () => {
+      for (const item of items.slice(from, from + batch)) {
+        const extracted = item.extracted!;
+        await storeDocument(index, buildStoredDocument(item, extracted, item.topic !== undefined ? item.topic : extracted.prepared!.topic, now));
+      }
+    });
+  }
+  const storing = cpuSeconds(started);
+  const storingWall = (performance.now() - wallStarted) / 1000;
+  started = process.cpuUsage();
+  const finalWall = performance.now();
+  await index.optimize();
+  const final = cpuSeconds(started);
+  console.log(
+    `${items.length} records, batches of ${batch}: storing ${storing.toFixed(2)} CPU s (${((storing / items.length) * 1e6).toFixed(0)} µs a record, ${storingWall.toFixed(2)} s wall); ` +
+      `final step ${final.toFixed(2)} CPU s of this thread, ${((performance.now() - finalWall) / 1000).toFixed(2)} s wall`,
+  );
+  await index.close();
+  rmSync(dir, { recursive: true, force: true });
+}

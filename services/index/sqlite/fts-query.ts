@@ -27,9 +27,29 @@ export function topicToken(topic: string): string {
 
 export const NEWS_TOKEN = 'n_news';
 
+/**
+ * The host and topic tokens of the documents written last, by host or topic: one SHA-1 each per
+ * new value instead of three or four per document (a tenth of the writer's thread's JavaScript).
+ * Dropped whole when full.
+ */
+const recentFacetTokens = new Map<string, string>();
+const RECENT_FACET_TOKENS = 50_000;
+
+function remembered(key: string, compute: () => string): string {
+  let value = recentFacetTokens.get(key);
+  if (value === undefined) {
+    if (recentFacetTokens.size >= RECENT_FACET_TOKENS) recentFacetTokens.clear();
+    value = compute();
+    recentFacetTokens.set(key, value);
+  }
+  return value;
+}
+
 export function facetsOf(doc: StoredDocument): string {
-  const tokens = [ALL_DOCUMENTS_TOKEN, typeToken(doc.documentType), ...hostSuffixes(doc.host).map(hostToken)];
-  if (doc.topic) tokens.push(topicToken(doc.topic));
+  const tokens = [ALL_DOCUMENTS_TOKEN, typeToken(doc.documentType)];
+  const hostTokens = remembered(`h${doc.host}`, () => hostSuffixes(doc.host).map(hostToken).join(' '));
+  if (hostTokens) tokens.push(hostTokens);
+  if (doc.topic) tokens.push(remembered(`p${doc.topic}`, () => topicToken(doc.topic!)));
   if (doc.isNews) tokens.push(NEWS_TOKEN);
   return tokens.join(' ');
 }

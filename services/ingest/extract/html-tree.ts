@@ -118,7 +118,13 @@ export function parseHtmlTree(html: string, tokenizer: typeof Tokenizer = TOKENI
   const parser = new Parser(
     {
       onopentag(name, attribs) {
-        const el = new TreeNode(ELEMENT, name, attribs);
+        // No attributes: null, so that the walker's many look-ups on such elements stop at once.
+        let any = false;
+        for (const _ in attribs) {
+          any = true;
+          break;
+        }
+        const el = new TreeNode(ELEMENT, name, any ? attribs : null);
         current.append(el);
         current = el;
       },

@@ -147,8 +147,10 @@ function shouldDrop(node: DomNode, tag: string, insideMain: boolean): boolean {
   const role = attr(node, 'role');
   if (role && (DROP_ROLES.has(role) || (!insideMain && DROP_OUTSIDE_MAIN_ROLES.has(role)))) return true;
   if (isHidden(node)) return true;
-  const names = `${attr(node, 'id') ?? ''} ${attr(node, 'class') ?? ''}`;
-  if (names.length > 1) {
+  const id = attr(node, 'id');
+  const className = attr(node, 'class');
+  if (id || className) {
+    const names = `${id ?? ''} ${className ?? ''}`;
     if (DROP_NAME_RE.test(names)) return true;
     if (!insideMain && DROP_OUTSIDE_MAIN_NAME_RE.test(names)) return true;
   }

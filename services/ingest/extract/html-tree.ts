@@ -3,8 +3,23 @@
 // but every linkedom node also carries an EventTarget registered in a WeakMap: on the corpus, garbage
 // collection of those took half the extraction time (--cpu-prof), and parse + walk ran 6-8x slower
 // than on this tree of plain objects, with identical text and signals on all 1222 corpus pages.
-import { Parser, Tokenizer } from 'htmlparser2';
+import type * as Htmlparser2 from 'htmlparser2';
 import type { DomNode } from './html-walk.ts';
+
+// htmlparser2's index also loads its DOM handler and utilities (domhandler, domutils, dom-serializer):
+// two thirds of its loading time, in every extraction process, for nothing here. Its package exports
+// only the index, so the parser's and tokenizer's own files are found beside it; the index if not.
+async function loadParser(): Promise<Pick<typeof Htmlparser2, 'Parser' | 'Tokenizer'>> {
+  try {
+    const index = import.meta.resolve('htmlparser2');
+    const [parser, tokenizer] = await Promise.all([import(new URL('./Parser.js', index).href), import(new URL('./Tokenizer.js', index).href)]);
+    if (typeof parser.Parser === 'function' && typeof tokenizer.default === 'function') return { Parser: parser.Parser, Tokenizer: tokenizer.default };
+  } catch {
+    // Another layout: the index below.
+  }
+  return import('htmlparser2');
+}
+const { Parser, Tokenizer } = await loadParser();
 
 // htmlparser2's tokenizer reads text and attribute values one character at a time through its state
 // switch, though only "<" and "&" (and the closing quote) change anything there. This one skips to the

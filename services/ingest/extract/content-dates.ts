@@ -13,8 +13,12 @@ const MONTH_NAMES = Object.keys(GERMAN_MONTHS)
 // ("12. Januar 2016"), or month and year ("März 2021").
 const DATE_SOURCE = `(\\d{4}-\\d{2}-\\d{2}(?:T\\d{2}:\\d{2}(?::\\d{2})?(?:Z|[+-]\\d{2}:?\\d{2})?)?|\\d{1,2}\\.\\s?\\d{1,2}\\.\\s?\\d{4}|\\d{1,2}\\.\\s*(?:${MONTH_NAMES})\\.?\\s+\\d{4}|(?:${MONTH_NAMES})\\.?\\s+\\d{4})(?![\\d.]\\d)`;
 
+// Compiled once: building them per line or per label cost more than matching them.
+const DATE_RE = new RegExp(DATE_SOURCE, 'i');
+const WHOLE_DATE_RE = new RegExp(`^${DATE_SOURCE}$`, 'i');
+
 function dateAt(text: string): string | null {
-  const m = text.match(new RegExp(DATE_SOURCE, 'i'));
+  const m = text.match(DATE_RE);
   if (!m) return null;
   return normaliseDate(m[1]) ?? parseHumanDate(m[1]);
 }
@@ -78,7 +82,7 @@ export function findLabelledDates(text: string): Record<string, string> {
     const after = scope.slice(m.index + m[0].length);
     // The date must start within the window, so "Stand: Neufassung vom ..." is not a "Stand" date.
     const window = after.slice(0, rule.window + 40);
-    const d = window.match(new RegExp(DATE_SOURCE, 'i'));
+    const d = window.match(DATE_RE);
     if (!d || d.index! > rule.window) continue;
     const iso = normaliseDate(d[1]) ?? parseHumanDate(d[1]);
     if (iso) found[rule.key] = iso;
@@ -92,7 +96,7 @@ export function findLeadingDate(text: string, maxLines = 12): string | null {
   for (const raw of lines) {
     const line = raw.trim().replace(/^[A-ZÄÖÜa-zäöüß .-]{2,40},\s*(den\s+)?/, '');
     if (line.length > 30) continue;
-    const whole = new RegExp(`^${DATE_SOURCE}$`, 'i').exec(line);
+    const whole = WHOLE_DATE_RE.exec(line);
     if (whole) return dateAt(line);
   }
   return null;

@@ -1,7 +1,8 @@
 // HTML extraction alone, in this process, on the HTML files of ../shared/corpus: a fingerprint of every
 // extracted document (SHA-256 of its JSON) and the time of one pass. For changes that must keep the
 // output: run it before and after (or with --fundus on an older checkout) and compare the fingerprints.
-//   node_modules/.bin/node scripts/bench/extract-html.ts [--fundus DIR] [--hashes FILE] [--repeat N]
+// --all takes every file of the corpus (PDF, DOC, DOCX, ODT and the broken ones too).
+//   node_modules/.bin/node scripts/bench/extract-html.ts [--fundus DIR] [--hashes FILE] [--repeat N] [--all]
 // Runs the TypeScript sources (Node strips the types), so no build is needed.
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -10,7 +11,7 @@ import { parseArgs } from 'node:util';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const CORPUS = resolve(ROOT, '../shared/corpus');
-const { values } = parseArgs({ options: { fundus: { type: 'string' }, hashes: { type: 'string' }, repeat: { type: 'string', default: '3' } } });
+const { values } = parseArgs({ options: { fundus: { type: 'string' }, hashes: { type: 'string' }, all: { type: 'boolean', default: false }, repeat: { type: 'string', default: '3' } } });
 const checkout = values.fundus ? resolve(values.fundus) : ROOT;
 const { extractDocument } = (await import(join(checkout, 'services/ingest/extract/extract-document.ts'))) as typeof import('../../services/ingest/extract/extract-document.ts');
 
@@ -19,7 +20,7 @@ const files = readFileSync(join(CORPUS, 'manifest.jsonl'), 'utf8')
   .split('\n')
   .filter(Boolean)
   .map((l) => JSON.parse(l) as ManifestLine)
-  .filter((l) => l.path.startsWith('html/'))
+  .filter((l) => values.all || l.path.startsWith('html/'))
   .map((l) => ({ ...l, bytes: new Uint8Array(readFileSync(join(CORPUS, l.path))) }));
 
 /** The file name the ingestion pipeline passes (pipeline.ts): the URL's last path segment. */
@@ -55,4 +56,4 @@ for (let i = 1; i < Number(values.repeat); i++) {
 }
 if (values.hashes) writeFileSync(values.hashes, `${first.join('\n')}\n`);
 const all = createHash('sha256').update(first.join('\n')).digest('hex');
-console.log(`${files.length} HTML files from ${checkout}; all fingerprints ${all.slice(0, 16)}; ${timings.join(', ')}`);
+console.log(`${files.length} ${values.all ? '' : 'HTML '}files from ${checkout}; all fingerprints ${all.slice(0, 16)}; ${timings.join(', ')}`);

@@ -45,7 +45,11 @@ function fileItem(path: string, url: string, fetchedAt: string | undefined, head
     size,
     // Read at once: fs/promises' readFile (open, fstat, read, close as four promises) cost more CPU
     // than extracting a small page; the file is known to be regular and at most maxBytes large.
-    read: async () => new Uint8Array(readRegularFile(path)),
+    read: async () => {
+      // A view of the bytes read, not a copy (new Uint8Array(buffer) would copy every file once more).
+      const bytes = readRegularFile(path);
+      return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length);
+    },
   };
 }
 

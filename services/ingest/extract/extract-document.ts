@@ -2,12 +2,8 @@
 // that type, and the rules every result must meet (a title, a bounded text). Untrusted files should go
 // through the pool (pool.ts), which adds the time and memory limits.
 import type { DocumentType, ExtractedDocument } from '../../core/document.ts';
-import { extractDoc } from './doc.ts';
-import { extractDocx } from './docx.ts';
 import { ExtractionError, toExtractionError } from './errors.ts';
 import { extractHtml } from './html.ts';
-import { extractOdt } from './odt.ts';
-import { extractPdf } from './pdf.ts';
 import { hintedType, isEncryptedOfficeContainer, sniffDocumentType } from './sniff.ts';
 import { DEFAULT_ZIP_LIMITS, type ZipLimits } from './zip-guard.ts';
 
@@ -58,19 +54,21 @@ function finish(doc: ExtractedDocument, input: ExtractInput): ExtractedDocument 
   return { ...doc, title, text, content };
 }
 
+// The other extractors load on first use: an extraction process that meets only HTML never needs
+// them and their libraries (unpdf, word-extractor with yauzl and saxes), a tenth of its module loading.
 async function runExtractor(type: DocumentType, input: ExtractInput, options: ExtractOptions): Promise<ExtractedDocument> {
   const zipLimits = options.zipLimits ?? DEFAULT_ZIP_LIMITS;
   switch (type) {
     case 'html':
       return extractHtml(input);
     case 'pdf':
-      return extractPdf(input);
+      return (await import('./pdf.ts')).extractPdf(input);
     case 'docx':
-      return extractDocx({ bytes: input.bytes, zipLimits });
+      return (await import('./docx.ts')).extractDocx({ bytes: input.bytes, zipLimits });
     case 'odt':
-      return extractOdt({ bytes: input.bytes, zipLimits });
+      return (await import('./odt.ts')).extractOdt({ bytes: input.bytes, zipLimits });
     case 'doc':
-      return extractDoc(input);
+      return (await import('./doc.ts')).extractDoc(input);
   }
 }
 

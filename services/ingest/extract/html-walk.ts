@@ -46,8 +46,6 @@ export interface HtmlSignals {
 
 export interface WalkResult {
   text: string;
-  /** Text of the whole page body with boilerplate removed (before choosing the main part). */
-  bodyText: string;
   mainFound: boolean;
   signals: HtmlSignals;
 }
@@ -83,7 +81,7 @@ function attr(node: DomNode, name: string): string | null {
 }
 
 function collapse(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
+  return text.replace(/\s{2,}|[^\S ]/g, ' ').trim();
 }
 
 function textOf(node: DomNode, depth = 0): string {
@@ -149,8 +147,10 @@ function shouldDrop(node: DomNode, tag: string, insideMain: boolean): boolean {
   const role = attr(node, 'role');
   if (role && (DROP_ROLES.has(role) || (!insideMain && DROP_OUTSIDE_MAIN_ROLES.has(role)))) return true;
   if (isHidden(node)) return true;
-  const names = `${attr(node, 'id') ?? ''} ${attr(node, 'class') ?? ''}`;
-  if (names.length > 1) {
+  const id = attr(node, 'id');
+  const className = attr(node, 'class');
+  if (id || className) {
+    const names = `${id ?? ''} ${className ?? ''}`;
     if (DROP_NAME_RE.test(names)) return true;
     if (!insideMain && DROP_OUTSIDE_MAIN_NAME_RE.test(names)) return true;
   }
@@ -214,7 +214,8 @@ function walkNode(child: DomNode, state: WalkState, ctx: Context, tally: Tally):
   if (child.nodeType === TEXT || child.nodeType === CDATA) {
     if (ctx.dropped) return;
     const raw = child.data ?? '';
-    const text = ctx.pre ? raw : raw.replace(/\s+/g, ' ');
+    // The same as replace(/\s+/g, ' '), twice as fast: single spaces between words are left alone.
+    const text = ctx.pre ? raw : raw.replace(/\s{2,}|[^\S ]/g, ' ');
     if (text.length === 0) return;
     state.out.push(text);
     tally.chars += text.trim().length;
@@ -295,8 +296,10 @@ function walkNode(child: DomNode, state: WalkState, ctx: Context, tally: Tally):
 
 /** Joins text parts into lines: one line per block, blank lines and edge spaces dropped. */
 export function joinLines(parts: string[]): string {
-  // One replace over the whole text is several times cheaper than one per line.
-  const lines = parts.join('').replace(/[ \t\f\r\u00a0\u200b]+/g, ' ').split('\n');
+  // One replace over the whole text is several times cheaper than one per line. It matches only what
+  // changes (runs of two or more, or one character other than a space): matching every single space
+  // between words made it four times slower, for the same result.
+  const lines = parts.join('').replace(/[ \t\f\r\u00a0\u200b]{2,}|[\t\f\r\u00a0\u200b]/g, ' ').split('\n');
   const kept: string[] = [];
   for (const line of lines) {
     const t = line.length > 0 && (line.charCodeAt(0) === 32 || line.charCodeAt(line.length - 1) === 32) ? line.trim() : line;
@@ -339,7 +342,6 @@ export function walkDocument(topLevel: Iterable<DomNode>, documentElement: DomNo
   let region = state.main ?? (state.articleCount === 1 ? state.firstArticle : null);
   if (region && region.chars < whole.chars * MIN_MAIN_SHARE) region = null;
   pruneLinkLists(state, region ?? whole);
-  const bodyText = joinLines(state.out);
-  if (region) return { text: joinLines(state.out.slice(region.start, region.end)), bodyText, mainFound: true, signals };
-  return { text: bodyText, bodyText, mainFound: false, signals };
+  if (region) return { text: joinLines(state.out.slice(region.start, region.end)), mainFound: true, signals };
+  return { text: joinLines(state.out), mainFound: false, signals };
 }

@@ -15,7 +15,10 @@ import { prepareForIndex } from '../../services/ingest/prepare.ts';
 import { readRecords } from '../../services/ingest/records.ts';
 
 const { values } = parseArgs({
-  options: { records: { type: 'string' }, limit: { type: 'string', default: '20000' }, batch: { type: 'string', default: '2500' }, repeat: { type: 'string', default: '1' } },
+  options: {
+    records: { type: 'string' }, limit: { type: 'string', default: '20000' }, batch: { type: 'string', default: '2500' }, repeat: { type: 'string', default: '1' },
+    variants: { type: 'string' },
+  },
 });
 if (!values.records) throw new Error('--records FILE.jsonl is required');
 const limit = Number(values.limit);
@@ -38,9 +41,14 @@ const cpuSeconds = (since: NodeJS.CpuUsage) => {
   return (used.user + used.system) / 1e6;
 };
 
-for (let round = 0; round < Number(values.repeat); round++) {
+// Variants, for A/B rounds on the same prepared records: "batch[:PRAGMA ...]" separated by '|'.
+const variants = (values.variants ?? String(batch)).split('|');
+for (let round = 0; round < Number(values.repeat) * variants.length; round++) {
+  const [variantBatch, pragmas] = variants[round % variants.length].split(':');
+  const batch = Number(variantBatch);
   const dir = mkdtempSync(join(tmpdir(), 'fundus-bench-write-'));
   const index = new SqliteIndex({ file: join(dir, 'index.sqlite') });
+  if (pragmas) (index as unknown as { db: { exec(sql: string): void } }).db.exec(pragmas);
   const now = new Date();
   let started = process.cpuUsage();
   const wallStarted = performance.now();
@@ -59,7 +67,7 @@ for (let round = 0; round < Number(values.repeat); round++) {
   await index.optimize();
   const final = cpuSeconds(started);
   console.log(
-    `${items.length} records, batches of ${batch}: storing ${storing.toFixed(2)} CPU s (${((storing / items.length) * 1e6).toFixed(0)} µs a record, ${storingWall.toFixed(2)} s wall); ` +
+    `${items.length} records, batches of ${batch}${pragmas ? ` (${pragmas})` : ''}: storing ${storing.toFixed(2)} CPU s (${((storing / items.length) * 1e6).toFixed(0)} µs a record, ${storingWall.toFixed(2)} s wall); ` +
       `final step ${final.toFixed(2)} CPU s of this thread, ${((performance.now() - finalWall) / 1000).toFixed(2)} s wall`,
   );
   await index.close();

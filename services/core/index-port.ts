@@ -54,6 +54,9 @@ export interface IndexStats {
 
 export type WriteOutcome = 'added' | 'updated' | 'unchanged';
 
+/** What the near-duplicate check reads of a candidate: an adapter need not read the whole record. */
+export type NearDuplicateCandidate = Pick<StoredDocument, 'id' | 'text' | 'duplicateOf'>;
+
 export interface DocumentIndex {
   search(query: IndexQuery): Promise<IndexSearchResult>;
   /** By id, or by the id of an alias URL of a collapsed duplicate. */
@@ -69,7 +72,7 @@ export interface DocumentIndex {
    * Near-duplicate candidates: primary records whose title has this key (`titleKeyOf`) and whose
    * fingerprint differs from this one in at most `maxBits` bits (`fingerprintDistance`), at most `limit`.
    */
-  findNearDuplicateCandidates(titleKey: string, fingerprint: string, maxBits: number, limit: number): Promise<StoredDocument[]>;
+  findNearDuplicateCandidates(titleKey: string, fingerprint: string, maxBits: number, limit: number): Promise<NearDuplicateCandidate[]>;
   /** Records another URL as a duplicate of a primary record: its id resolves to the primary. */
   addAlias(aliasId: string, url: string, primaryId: string): Promise<void>;
   /** Removes a record (and aliases pointing at it). */

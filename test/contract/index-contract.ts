@@ -159,6 +159,8 @@ export function indexContract(name: string, createIndex: () => Promise<DocumentI
       await index.put(other);
       const candidates = (fp: string, bits: number) => index.findNearDuplicateCandidates(titleKeyOf('neue häuser'), fp, bits, 10);
       expect((await candidates(doc.fingerprint!, 0)).map((d) => d.id)).toEqual([doc.id]);
+      // What the near-duplicate check compares: the text, and whether the candidate is a primary.
+      expect(await candidates(doc.fingerprint!, 0)).toEqual([expect.objectContaining({ id: doc.id, text: doc.text, duplicateOf: null })]);
       expect((await candidates(doc.fingerprint!, 64)).map((d) => d.id).sort()).toEqual([doc.id, other.id].sort());
       expect(await index.findNearDuplicateCandidates(titleKeyOf('Gibt es nicht'), doc.fingerprint!, 64, 10)).toEqual([]);
     });

@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { analyzeForIndex } from '../../core/analysis/index.ts';
 import type { StoredDocument } from '../../core/document.ts';
-import type { DocumentIndex, IndexHit, IndexQuery, IndexSearchResult, IndexStats, SourceCount, WriteOutcome } from '../../core/index-port.ts';
+import type { DocumentIndex, IndexHit, IndexQuery, IndexSearchResult, IndexStats, NearDuplicateCandidate, SourceCount, WriteOutcome } from '../../core/index-port.ts';
 import { LruCache } from '../../core/lru-cache.ts';
 import { stageClock } from '../../core/stage-timings.ts';
 import { fingerprintBits } from '../../core/text.ts';
@@ -580,9 +580,10 @@ export class SqliteIndex implements DocumentIndex {
     return row ? toDocument(row) : null;
   }
 
-  async findNearDuplicateCandidates(titleKey: string, fingerprint: string, maxBits: number, limit: number): Promise<StoredDocument[]> {
+  async findNearDuplicateCandidates(titleKey: string, fingerprint: string, maxBits: number, limit: number): Promise<NearDuplicateCandidate[]> {
     // The 200 newest records with the title (from the covering index, or the writer's title
-    // windows), compared by fingerprint; whole rows (with their text) only for the few that are close.
+    // windows), compared by fingerprint; the text only of the few that are close (not the whole
+    // row: in a collection whose titles repeat, most records have candidates).
     const target = fingerprintBits(fingerprint);
     const load = () =>
       TitleWindow.of(
@@ -596,7 +597,7 @@ export class SqliteIndex implements DocumentIndex {
       this.db.isTransaction && !this.readOnly
         ? this.titleWindows.closest(titleKey, target, maxBits, limit, load)
         : closestOf(load(), target, maxBits, limit);
-    return this.documentsBySeq(seqs).map(toDocument);
+    return this.documentsBySeq(seqs, 'seq, id, text, duplicate_of').map((row) => ({ id: row.id, text: row.text, duplicateOf: row.duplicate_of }));
   }
 
   async addAlias(aliasId: string, url: string, primaryId: string): Promise<void> {

@@ -105,6 +105,8 @@ function measure(inputs: readonly Input[], step: (input: Input) => unknown): { p
 const prepare = (input: Input): unknown => prepareForIndex(input.doc, input.url, { topic: input.topic });
 
 let inputs: Input[];
+// As the extraction worker does before it says it is ready: the lexicon is loaded, the code compiled.
+prepareForIndex(documentOf('Aufwärmen', 'Die Schulwegpläne der Häuser sind fertig.', null), 'https://warm-up.invalid/');
 if (values.html) {
   inputs = htmlInputs();
   console.log(`${inputs.length} HTML pages of ${CORPUS_DIR}, cold caches`);

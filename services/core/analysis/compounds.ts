@@ -18,7 +18,8 @@
 // - only the head is split further (Oberlandesgericht → Landesgericht →
 //   Gericht); modifiers are not (Bundestagswahl does not yield "Tag").
 import { IRREGULAR_PLURALS } from './base-form.ts';
-import { IS_NOUN, lexicon, MAY_START, PLUS_E, PLUS_EN, PLUS_N, MODIFIER_ONLY } from './lexicon.ts';
+import { IS_NOUN, lexicon, MAY_START, PLUS_E, PLUS_EN, PLUS_N, MODIFIER_ONLY, PREFIX_LENGTH } from './lexicon.ts';
+import { HASH_START, hashStep } from './word-table.ts';
 import type { Lexicon } from './lexicon.ts';
 import { BoundedCache } from './bounded-cache.ts';
 
@@ -180,10 +181,21 @@ export function splitCompound(word: string): Part[] | undefined {
     const from = reach[start];
     if (from === undefined) continue;
     const lastEnd = Math.min(n - MIN_PART, start + longestPart);
+    // The piece's hash grows with it, letter by letter: the lexicon is asked by code units.
+    let hash = HASH_START;
+    for (let i = start; i < start + MIN_PART - 1; i++) hash = hashStep(hash, word.charCodeAt(i));
     for (let end = start + MIN_PART; end <= lastEnd; end++) {
       splitterWork.steps++;
+      hash = hashStep(hash, word.charCodeAt(end - 1));
+      // nouns.stemFlags(word.slice(start, end)), without the slice.
+      const flags = nouns.flagsAt(word, start, end, hash) | (end - start > PREFIX_LENGTH ? MAY_START : 0);
+      // Nearly every piece is no word of its own (at most the start of one): nothing below applies to
+      // it, and it need not be cut out.
+      if ((flags & ~MAY_START) === 0 && !hasUmlaut && (start !== 0 || end > LONGEST_ADJECTIVE_MODIFIER)) {
+        if ((flags & MAY_START) === 0) break;
+        continue;
+      }
       const stem = word.slice(start, end);
-      const flags = nouns.stemFlags(stem);
       // No noun (nor umlaut-free plural stem, nor adjective) starts like this: nor will a longer one.
       const known = (flags & MAY_START) !== 0 || (hasUmlaut && nouns.mayStart(withoutLastUmlaut(stem) ?? stem));
       if (!known && !(start === 0 && end <= LONGEST_ADJECTIVE_MODIFIER)) break;

@@ -105,22 +105,39 @@ function withoutLastUmlaut(word: string): string | undefined {
   return word.slice(0, i) + plain + word.slice(i + 1);
 }
 
+const LONGEST_IRREGULAR = Math.max(...[...IRREGULAR_PLURALS.keys()].map((plural) => plural.length));
+/** hashOf(head.slice(0, k)) at [k], for the head being looked at (grown for longer heads). */
+let prefixHashes = new Int32Array(MAX_SPLIT_LENGTH + 1);
+
 /** The lexicon noun that an inflected head stands for, if any. */
 export function headLemma(head: string, nouns: Lexicon): string | undefined {
   // Every candidate base keeps at least all but the last three letters.
   // Konten → Konto, Themen → Thema: plurals that change more than an ending.
-  const irregular = IRREGULAR_PLURALS.get(head);
+  const irregular = head.length <= LONGEST_IRREGULAR ? IRREGULAR_PLURALS.get(head) : undefined;
   if (irregular !== undefined && nouns.has(irregular)) return irregular;
-  const hasUmlaut = UMLAUT.test(head);
-  const shortest = head.slice(0, Math.min(6, Math.max(MIN_PART, head.length - 3)));
-  if (!hasUmlaut && !nouns.mayStart(shortest)) return undefined;
+  // The candidate bases are prefixes of the head: their hashes, and whether it has an umlaut, in one pass.
+  const n = head.length;
+  if (prefixHashes.length <= n) prefixHashes = new Int32Array(n + 1);
+  const hashes = prefixHashes;
+  let hasUmlaut = false;
+  let hash = HASH_START;
+  hashes[0] = hash;
+  for (let i = 0; i < n; i++) {
+    const c = head.charCodeAt(i);
+    if (c === 0xe4 || c === 0xf6 || c === 0xfc) hasUmlaut = true;
+    hashes[i + 1] = hash = hashStep(hash, c);
+  }
+  // nouns.has / mayStart of head.slice(0, length), without the slice.
+  const flagsOfPrefix = (length: number): number => nouns.flagsAt(head, 0, length, hashes[length]);
+  const shortest = Math.min(n, Math.min(6, Math.max(MIN_PART, n - 3)));
+  if (!hasUmlaut && (flagsOfPrefix(shortest) & MAY_START) === 0) return undefined;
   for (const ending of HEAD_ENDINGS) {
     if (!head.endsWith(ending)) continue;
-    const base = head.slice(0, head.length - ending.length);
-    if (base.length < MIN_PART) continue;
-    if (nouns.has(base)) return base;
+    const length = n - ending.length;
+    if (length < MIN_PART) continue;
+    if (flagsOfPrefix(length) & IS_NOUN) return head.slice(0, length);
     if (hasUmlaut && UMLAUT_ENDINGS.has(ending)) {
-      const plain = withoutLastUmlaut(base);
+      const plain = withoutLastUmlaut(head.slice(0, length));
       if (plain !== undefined && nouns.has(plain)) return plain;
     }
   }

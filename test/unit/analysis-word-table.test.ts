@@ -70,6 +70,11 @@ describe('analyzeForIndex by code units', () => {
       '',
       '   ',
       'a',
+      // Words too long to be kept in the table: plain, folded, wide, and whose folded form is a compound (each alone: any
+      // of the last two sends its whole text to the string path).
+      `vorher ${'a'.repeat(300)} ${'Ä'.repeat(300)}x Bundestagswahl nachher ${'a'.repeat(300)} ${'1'.repeat(1000)}`,
+      `vorher ${'λ'.repeat(300)} nachher`,
+      `Bundestagswahl ${'\u0301'.repeat(300)}Bundes${'\u0301'.repeat(3)}tagswahl ${'\u0301'.repeat(300)}Landtagswahlen`,
       ...fuzzTexts(3000),
     ];
     for (const text of texts) expect(analyzeForIndex(text), JSON.stringify(text)).toEqual(reference(text));

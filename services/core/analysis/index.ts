@@ -85,6 +85,13 @@ export function analyzeForIndex(text: string): AnalyzedText {
  * looked up where it stands; other groups take the careful path of tokenize(). An entry is valid in
  * words.current until the next call.
  */
+/**
+ * Longer words (a run of letters and digits in a data URL, a hostile token) are analysed each time
+ * they occur, not kept: the word table would copy each to no use, and German words are far shorter.
+ */
+const LONGEST_KEPT_WORD = 256;
+const LONG_WORD = -2;
+
 class WordScanner {
   private readonly text: string;
   private readonly classes = unitClasses();
@@ -92,12 +99,14 @@ class WordScanner {
   /** Tokens of a complex group still to be looked up (one by one: a new word may turn the table over, moving the entries). */
   private pending: string[] = [];
   private pendingAt = 0;
+  /** The analysis of the token when next() returned LONG_WORD. */
+  long: CachedWord = EMPTY;
 
   constructor(text: string) {
     this.text = text;
   }
 
-  /** The next token's entry, or -1 at the end of the text. */
+  /** The next token's entry, LONG_WORD (its analysis in `long`), or -1 at the end of the text. */
   next(): number {
     if (this.pendingAt < this.pending.length) return entryOf(this.pending[this.pendingAt++]);
     const text = this.text;
@@ -139,6 +148,10 @@ class WordScanner {
         break;
       }
       this.i = i;
+      if (plain && i - start > LONGEST_KEPT_WORD) {
+        this.long = computeWord(text.slice(start, i));
+        return LONG_WORD;
+      }
       if (plain) return words.get(text, start, i, hash);
       return this.complexGroup(text.slice(start, i), start);
     }
@@ -190,7 +203,30 @@ function analyzeToBytes(text: string): AnalyzedText | undefined {
   const serial = ++table.serial;
   let complete = true;
   const scanner = new WordScanner(text);
-  for (let entry = scanner.next(); entry >= 0; entry = scanner.next()) {
+  for (let entry = scanner.next(); entry !== -1; entry = scanner.next()) {
+    if (entry === LONG_WORD) {
+      // Never split (longer than MAX_SPLIT_LENGTH): one base.
+      const { exact: word, bases } = scanner.long;
+      if (!word) continue;
+      if (bases.length !== 1) {
+        complete = false;
+        break;
+      }
+      exact = room(exact, exactUsed, word.length + 1);
+      base = room(base, baseUsed, bases[0].length + 1);
+      if (exactUsed > 0) {
+        exact[exactUsed++] = 0x20;
+        base[baseUsed++] = 0x20;
+      }
+      let units = 0;
+      for (let i = 0; i < word.length; i++) units |= exact[exactUsed++] = word.charCodeAt(i);
+      for (let i = 0; i < bases[0].length; i++) units |= base[baseUsed++] = bases[0].charCodeAt(i);
+      if (units > 0xff) {
+        complete = false;
+        break;
+      }
+      continue;
+    }
     if (words.current !== table) {
       complete = false;
       break;
@@ -239,8 +275,8 @@ function analyzeToStrings(text: string): AnalyzedText {
   const base: string[] = [];
   let seenParts: Set<string> | undefined;
   const scanner = new WordScanner(text);
-  for (let entry = scanner.next(); entry >= 0; entry = scanner.next()) {
-    const { exact: word, bases } = words.current.values[entry];
+  for (let entry = scanner.next(); entry !== -1; entry = scanner.next()) {
+    const { exact: word, bases } = entry === LONG_WORD ? scanner.long : words.current.values[entry];
     if (!word) continue;
     exact.push(word);
     base.push(bases[0]);

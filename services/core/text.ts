@@ -130,14 +130,33 @@ function lowerUnitOf(unit: number): number {
 }
 
 /**
+ * Scratch arrays, reused from call to call (allocating typed arrays was a third of a fingerprint's
+ * cost): what wordHashes returns is valid until its next call.
+ */
+const scratch = {
+  high: new Uint32Array(1024),
+  low: new Uint32Array(1024),
+  slots: new Int32Array(2048),
+  highs: new Uint32Array(1024),
+  lows: new Uint32Array(1024),
+  counts: new Uint32Array(1024),
+  weights: new Float64Array(1024),
+  setWeight: new Float64Array(64),
+};
+
+function atLeast<T extends Uint32Array | Int32Array | Float64Array>(array: T, length: number): T {
+  return array.length >= length ? array : (new (array.constructor as new (length: number) => T)(Math.max(length, 2 * array.length)));
+}
+
+/**
  * Two independent 32-bit hashes (FNV-1a and a murmur-style mix) of each word: each maximal run of
  * letters and digits (\p{L}\p{N}) of the lower-cased text. Hashed while scanning, without cutting
  * the words out as strings (that was most of a fingerprint's cost), and without lower-casing the text
  * first when every code unit lower-cases alone.
  */
 function wordHashes(text: string): { high: Uint32Array; low: Uint32Array } {
-  const high = new Uint32Array((text.length >>> 1) + 1);
-  const low = new Uint32Array(high.length);
+  const high = (scratch.high = atLeast(scratch.high, (text.length >>> 1) + 1));
+  const low = (scratch.low = atLeast(scratch.low, high.length));
   let words = 0;
   let inWord = false;
   let a = 0;
@@ -171,8 +190,8 @@ function wordHashes(text: string): { high: Uint32Array; low: Uint32Array } {
 
 /** wordHashes of a text already lower-cased, code point by code point. */
 function wordHashesOfLowered(lower: string): { high: Uint32Array; low: Uint32Array } {
-  const high = new Uint32Array((lower.length >>> 1) + 1);
-  const low = new Uint32Array(high.length);
+  const high = (scratch.high = atLeast(scratch.high, (lower.length >>> 1) + 1));
+  const low = (scratch.low = atLeast(scratch.low, high.length));
   let words = 0;
   let inWord = false;
   let a = 0;
@@ -221,10 +240,11 @@ export function fingerprintOf(text: string): string | null {
   let size = 64;
   while (size < 2 * hashHigh.length) size *= 2;
   const mask = size - 1;
-  const slotOf = new Int32Array(2 * size);
-  const highs = new Uint32Array(hashHigh.length);
-  const lows = new Uint32Array(hashHigh.length);
-  const counts = new Uint32Array(hashHigh.length);
+  const slotOf = (scratch.slots = atLeast(scratch.slots, 2 * size));
+  slotOf.fill(0, 0, 2 * size);
+  const highs = (scratch.highs = atLeast(scratch.highs, hashHigh.length));
+  const lows = (scratch.lows = atLeast(scratch.lows, hashHigh.length));
+  const counts = (scratch.counts = atLeast(scratch.counts, hashHigh.length));
   let distinct = 0;
   for (let i = 0; i < hashHigh.length; i++) {
     const key = hashHigh[i] | 0;
@@ -245,17 +265,37 @@ export function fingerprintOf(text: string): string | null {
       }
     }
   }
-  // A bit of the SimHash is set when the words with that bit set outweigh those without: only the
-  // set bits of each word's hashes are visited (half the work of adding ± its weight to all 64).
-  const setWeight = new Float64Array(64);
+  // A bit of the SimHash is set when the words with that bit set outweigh those without. Each bit's
+  // weight is summed over the words in their order (so the floating-point sums are the same
+  // whatever the loop), four bits at a time: adding weight × 0 for a clear bit changes no sum, and
+  // four independent sums keep the processor busy where one would wait for each addition.
+  const weights = (scratch.weights = atLeast(scratch.weights, distinct));
   let totalWeight = 0;
   for (let slot = 0; slot < distinct; slot++) {
-    const high = highs[slot];
-    const low = lows[slot];
     const weight = 1 + Math.log(counts[slot]);
+    weights[slot] = weight;
     totalWeight += weight;
-    for (let bits = high | 0; bits !== 0; bits &= bits - 1) setWeight[31 - Math.clz32(bits & -bits)] += weight;
-    for (let bits = low | 0; bits !== 0; bits &= bits - 1) setWeight[63 - Math.clz32(bits & -bits)] += weight;
+  }
+  const setWeight = scratch.setWeight;
+  for (const [words, offset] of [[highs, 0], [lows, 32]] as const) {
+    for (let bit = 0; bit < 32; bit += 4) {
+      let s0 = 0;
+      let s1 = 0;
+      let s2 = 0;
+      let s3 = 0;
+      for (let slot = 0; slot < distinct; slot++) {
+        const bits = words[slot] >>> bit;
+        const weight = weights[slot];
+        s0 += weight * (bits & 1);
+        s1 += weight * ((bits >>> 1) & 1);
+        s2 += weight * ((bits >>> 2) & 1);
+        s3 += weight * ((bits >>> 3) & 1);
+      }
+      setWeight[offset + bit] = s0;
+      setWeight[offset + bit + 1] = s1;
+      setWeight[offset + bit + 2] = s2;
+      setWeight[offset + bit + 3] = s3;
+    }
   }
   let high = 0;
   let low = 0;

@@ -10,7 +10,7 @@
 // (quotes, *, ^, parentheses, NEAR/AND/OR written as operators) cannot reach
 // the index as syntax: punctuation is dropped, and words are lowercased
 // (FTS5 keywords are uppercase only). A query of punctuation alone yields [].
-import { baseForm } from './base-form.ts';
+import { baseForm, baseFormOfNewWord } from './base-form.ts';
 import { BoundedCache } from './bounded-cache.ts';
 import { compoundParts, MAX_SPLIT_LENGTH, splitCompound } from './compounds.ts';
 import { foldExact, foldForStemming, restoreUmlauts } from './fold.ts';
@@ -46,7 +46,7 @@ function computeWord(word: string): CachedWord {
   const exact = foldExact(clean);
   if (!exact) return EMPTY;
   const lower = foldForStemming(clean);
-  const bases = new Set([baseForm(lower)]);
+  const bases = new Set([baseFormOfNewWord(lower)]);
   // The word's own split is the first step of its parts and gives the runs below: taken once.
   const parts = splitCompound(lower) ?? [];
   for (const part of compoundParts(lower, parts)) {

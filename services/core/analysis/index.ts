@@ -80,18 +80,18 @@ export function analyzeForIndex(text: string): AnalyzedText {
 }
 
 /**
- * The word table's entry of every index token of a text, in order (the tokens of tokenize()), one
- * per next() call: a group of plain word characters (nearly all) is hashed while it is read and
- * looked up where it stands; other groups take the careful path of tokenize(). An entry is valid in
- * words.current until the next call.
- */
-/**
  * Longer words (a run of letters and digits in a data URL, a hostile token) are analysed each time
  * they occur, not kept: the word table would copy each to no use, and German words are far shorter.
  */
 const LONGEST_KEPT_WORD = 256;
 const LONG_WORD = -2;
 
+/**
+ * The word table's entry of every index token of a text, in order (the tokens of tokenize()), one
+ * per next() call: a group of plain word characters (nearly all) is hashed while it is read and
+ * looked up where it stands; other groups take the careful path of tokenize(). An entry is valid in
+ * words.current until the next call.
+ */
 class WordScanner {
   private readonly text: string;
   private readonly classes = unitClasses();

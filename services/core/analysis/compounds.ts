@@ -120,17 +120,19 @@ export function headLemma(head: string, nouns: Lexicon): string | undefined {
   if (prefixHashes.length <= n) prefixHashes = new Int32Array(n + 1);
   const hashes = prefixHashes;
   let hasUmlaut = false;
-  let hash = HASH_START;
-  hashes[0] = hash;
-  for (let i = 0; i < n; i++) {
+  for (let i = 0; i < n && !hasUmlaut; i++) {
     const c = head.charCodeAt(i);
-    if (c === 0xe4 || c === 0xf6 || c === 0xfc) hasUmlaut = true;
-    hashes[i + 1] = hash = hashStep(hash, c);
+    hasUmlaut = c === 0xe4 || c === 0xf6 || c === 0xfc;
   }
-  // nouns.has / mayStart of head.slice(0, length), without the slice.
+  // nouns.has / mayStart of head.slice(0, length), without the slice. The hashes up to the shortest
+  // candidate first: most heads end there.
   const flagsOfPrefix = (length: number): number => nouns.flagsAt(head, 0, length, hashes[length]);
   const shortest = Math.min(n, Math.min(6, Math.max(MIN_PART, n - 3)));
+  let hash = HASH_START;
+  hashes[0] = hash;
+  for (let i = 0; i < shortest; i++) hashes[i + 1] = hash = hashStep(hash, head.charCodeAt(i));
   if (!hasUmlaut && (flagsOfPrefix(shortest) & MAY_START) === 0) return undefined;
+  for (let i = shortest; i < n; i++) hashes[i + 1] = hash = hashStep(hash, head.charCodeAt(i));
   for (const ending of HEAD_ENDINGS) {
     if (!head.endsWith(ending)) continue;
     const length = n - ending.length;
@@ -142,9 +144,9 @@ export function headLemma(head: string, nouns: Lexicon): string | undefined {
     }
   }
   // Feminine forms in -in/-innen of a known noun (Ärztin, Antragstellerinnen): the lemma is the -in form.
-  const feminine = /(?:in|innen)$/.exec(head);
-  if (feminine && head.length - feminine[0].length >= MIN_PART + 1) {
-    const masculine = head.slice(0, feminine.index);
+  const feminine = head.endsWith('innen') ? 5 : head.endsWith('in') ? 2 : 0;
+  if (feminine > 0 && head.length - feminine >= MIN_PART + 1) {
+    const masculine = head.slice(0, head.length - feminine);
     const plain = hasUmlaut ? withoutLastUmlaut(masculine) : undefined;
     if (nouns.has(masculine) || (plain !== undefined && nouns.has(plain))) return masculine + 'in';
   }

@@ -47,13 +47,16 @@ export function withoutCredentials(url: string): string {
 /** Ids and URLs of a document fetched from `url` that names `canonical` (hashing and URL parsing: the workers do it ahead). */
 export function identityOf(url: string, canonical: string | null): DocumentIdentity {
   const fetched = withoutCredentials(url);
-  const canonicalUrl = canonicalFor(fetched, canonical && withoutCredentials(canonical));
+  const normalizedFetchedUrl = normalizeUrl(fetched);
+  const named = canonical && withoutCredentials(canonical);
+  // Without a canonical link the canonical URL is the fetched one (canonicalFor): normalised once.
+  const canonicalUrl = !named || fetched.startsWith('file:') ? normalizedFetchedUrl : canonicalFor(fetched, named);
   const host = hostFor(canonicalUrl);
   const sourceDomain = host === LOCAL_HOST ? LOCAL_HOST : registrableDomain(host);
   return {
     // The writer matches the identity the workers computed by the URL as given.
     fetchedUrl: url,
-    normalizedFetchedUrl: normalizeUrl(fetched),
+    normalizedFetchedUrl,
     canonicalUrl,
     host,
     sourceDomain,

@@ -23,6 +23,14 @@ export function baseForm(lower: string): string {
   return stems.get(lower, stemOf);
 }
 
+/**
+ * baseForm without the cache: for a word met for the first time (its analysis is kept by the
+ * caller), whose stem is rarely kept already; asking and filling the cache cost more than stemming.
+ */
+export function baseFormOfNewWord(lower: string): string {
+  return stemOf(lower);
+}
+
 // A new word's parts and their runs are mostly words seen before (…gericht, verwaltung…): their stems are kept.
 const stems = new BoundedCache<string>(50_000);
 const stemOf = (lower: string): string => stemGerman(IRREGULAR_PLURALS.get(lower) ?? lower);

@@ -18,7 +18,8 @@
 // - only the head is split further (Oberlandesgericht → Landesgericht →
 //   Gericht); modifiers are not (Bundestagswahl does not yield "Tag").
 import { IRREGULAR_PLURALS } from './base-form.ts';
-import { IS_NOUN, lexicon, MAY_START, PLUS_E, PLUS_EN, PLUS_N, MODIFIER_ONLY } from './lexicon.ts';
+import { IS_NOUN, lexicon, MAY_START, PLUS_E, PLUS_EN, PLUS_N, MODIFIER_ONLY, PREFIX_LENGTH } from './lexicon.ts';
+import { HASH_START, hashStep } from './word-table.ts';
 import type { Lexicon } from './lexicon.ts';
 import { BoundedCache } from './bounded-cache.ts';
 
@@ -104,29 +105,48 @@ function withoutLastUmlaut(word: string): string | undefined {
   return word.slice(0, i) + plain + word.slice(i + 1);
 }
 
+const LONGEST_IRREGULAR = Math.max(...[...IRREGULAR_PLURALS.keys()].map((plural) => plural.length));
+/** hashOf(head.slice(0, k)) at [k], for the head being looked at (grown for longer heads). */
+let prefixHashes = new Int32Array(MAX_SPLIT_LENGTH + 1);
+
 /** The lexicon noun that an inflected head stands for, if any. */
 export function headLemma(head: string, nouns: Lexicon): string | undefined {
   // Every candidate base keeps at least all but the last three letters.
   // Konten → Konto, Themen → Thema: plurals that change more than an ending.
-  const irregular = IRREGULAR_PLURALS.get(head);
+  const irregular = head.length <= LONGEST_IRREGULAR ? IRREGULAR_PLURALS.get(head) : undefined;
   if (irregular !== undefined && nouns.has(irregular)) return irregular;
-  const hasUmlaut = UMLAUT.test(head);
-  const shortest = head.slice(0, Math.min(6, Math.max(MIN_PART, head.length - 3)));
-  if (!hasUmlaut && !nouns.mayStart(shortest)) return undefined;
+  // The candidate bases are prefixes of the head: their hashes, and whether it has an umlaut, in one pass.
+  const n = head.length;
+  if (prefixHashes.length <= n) prefixHashes = new Int32Array(n + 1);
+  const hashes = prefixHashes;
+  let hasUmlaut = false;
+  for (let i = 0; i < n && !hasUmlaut; i++) {
+    const c = head.charCodeAt(i);
+    hasUmlaut = c === 0xe4 || c === 0xf6 || c === 0xfc;
+  }
+  // nouns.has / mayStart of head.slice(0, length), without the slice. The hashes up to the shortest
+  // candidate first: most heads end there.
+  const flagsOfPrefix = (length: number): number => nouns.flagsAt(head, 0, length, hashes[length]);
+  const shortest = Math.min(n, Math.min(6, Math.max(MIN_PART, n - 3)));
+  let hash = HASH_START;
+  hashes[0] = hash;
+  for (let i = 0; i < shortest; i++) hashes[i + 1] = hash = hashStep(hash, head.charCodeAt(i));
+  if (!hasUmlaut && (flagsOfPrefix(shortest) & MAY_START) === 0) return undefined;
+  for (let i = shortest; i < n; i++) hashes[i + 1] = hash = hashStep(hash, head.charCodeAt(i));
   for (const ending of HEAD_ENDINGS) {
     if (!head.endsWith(ending)) continue;
-    const base = head.slice(0, head.length - ending.length);
-    if (base.length < MIN_PART) continue;
-    if (nouns.has(base)) return base;
+    const length = n - ending.length;
+    if (length < MIN_PART) continue;
+    if (flagsOfPrefix(length) & IS_NOUN) return head.slice(0, length);
     if (hasUmlaut && UMLAUT_ENDINGS.has(ending)) {
-      const plain = withoutLastUmlaut(base);
+      const plain = withoutLastUmlaut(head.slice(0, length));
       if (plain !== undefined && nouns.has(plain)) return plain;
     }
   }
   // Feminine forms in -in/-innen of a known noun (Ärztin, Antragstellerinnen): the lemma is the -in form.
-  const feminine = /(?:in|innen)$/.exec(head);
-  if (feminine && head.length - feminine[0].length >= MIN_PART + 1) {
-    const masculine = head.slice(0, feminine.index);
+  const feminine = head.endsWith('innen') ? 5 : head.endsWith('in') ? 2 : 0;
+  if (feminine > 0 && head.length - feminine >= MIN_PART + 1) {
+    const masculine = head.slice(0, head.length - feminine);
     const plain = hasUmlaut ? withoutLastUmlaut(masculine) : undefined;
     if (nouns.has(masculine) || (plain !== undefined && nouns.has(plain))) return masculine + 'in';
   }
@@ -180,10 +200,21 @@ export function splitCompound(word: string): Part[] | undefined {
     const from = reach[start];
     if (from === undefined) continue;
     const lastEnd = Math.min(n - MIN_PART, start + longestPart);
+    // The piece's hash grows with it, letter by letter: the lexicon is asked by code units.
+    let hash = HASH_START;
+    for (let i = start; i < start + MIN_PART - 1; i++) hash = hashStep(hash, word.charCodeAt(i));
     for (let end = start + MIN_PART; end <= lastEnd; end++) {
       splitterWork.steps++;
+      hash = hashStep(hash, word.charCodeAt(end - 1));
+      // nouns.stemFlags(word.slice(start, end)), without the slice.
+      const flags = nouns.flagsAt(word, start, end, hash) | (end - start > PREFIX_LENGTH ? MAY_START : 0);
+      // Nearly every piece is no word of its own (at most the start of one): nothing below applies to
+      // it, and it need not be cut out.
+      if ((flags & ~MAY_START) === 0 && !hasUmlaut && (start !== 0 || end > LONGEST_ADJECTIVE_MODIFIER)) {
+        if ((flags & MAY_START) === 0) break;
+        continue;
+      }
       const stem = word.slice(start, end);
-      const flags = nouns.stemFlags(stem);
       // No noun (nor umlaut-free plural stem, nor adjective) starts like this: nor will a longer one.
       const known = (flags & MAY_START) !== 0 || (hasUmlaut && nouns.mayStart(withoutLastUmlaut(stem) ?? stem));
       if (!known && !(start === 0 && end <= LONGEST_ADJECTIVE_MODIFIER)) break;

@@ -10,11 +10,15 @@
 // (quotes, *, ^, parentheses, NEAR/AND/OR written as operators) cannot reach
 // the index as syntax: punctuation is dropped, and words are lowercased
 // (FTS5 keywords are uppercase only). A query of punctuation alone yields [].
-import { baseForm } from './base-form.ts';
+import { baseForm, baseFormOfNewWord } from './base-form.ts';
 import { BoundedCache } from './bounded-cache.ts';
 import { compoundParts, MAX_SPLIT_LENGTH, splitCompound } from './compounds.ts';
 import { foldExact, foldForStemming, restoreUmlauts } from './fold.ts';
-import { cleanWord, isComplexGroup, joinedForms, scanGroups, splitGroup, tokenize } from './tokenize.ts';
+import {
+  astralWordLength, cleanWord, HIGH_SURROGATE, isComplexGroup, isJoinerCode, joinedForms, NOT_WORD, PLAIN_WORD, scanGroups, splitGroup, tokenize,
+  unitClasses,
+} from './tokenize.ts';
+import { BASE, EXACT, HAS_PARTS, HASH_START, hashOf, hashStep, NO_OUTPUT, PARTS, STRIDE, WIDE, WordTable } from './word-table.ts';
 import { otherNounForms } from './word-forms.ts';
 import type { Segment } from './tokenize.ts';
 
@@ -25,16 +29,16 @@ export interface AnalyzedWord { exact: string; bases: string[] }
 export interface AnalyzedText { exact: string; base: string }
 export interface QueryTerm { text: string; exact: string; bases: string[] }
 
-interface CachedWord { exact: string; bases: readonly string[]; basesText: string }
+interface CachedWord { exact: string; bases: readonly string[] }
 
 // Word analyses are pure functions of the surface word; running text repeats
 // words heavily, so a bounded cache keeps ingestion fast.
 const CACHE_LIMIT = 200_000;
-const cache = new BoundedCache<CachedWord>(CACHE_LIMIT);
-const EMPTY: CachedWord = { exact: '', bases: [], basesText: '' };
+const EMPTY: CachedWord = { exact: '', bases: [] };
+const words = new WordTable<CachedWord>(CACHE_LIMIT, computeWord);
 
 function analyzeCached(word: string): CachedWord {
-  return cache.get(word, computeWord);
+  return words.value(word);
 }
 
 function computeWord(word: string): CachedWord {
@@ -42,7 +46,7 @@ function computeWord(word: string): CachedWord {
   const exact = foldExact(clean);
   if (!exact) return EMPTY;
   const lower = foldForStemming(clean);
-  const bases = new Set([baseForm(lower)]);
+  const bases = new Set([baseFormOfNewWord(lower)]);
   // The word's own split is the first step of its parts and gives the runs below: taken once.
   const parts = splitCompound(lower) ?? [];
   for (const part of compoundParts(lower, parts)) {
@@ -60,7 +64,7 @@ function computeWord(word: string): CachedWord {
     }
   }
   const list = [...bases];
-  return { exact, bases: list, basesText: list.join(' ') };
+  return { exact, bases: list };
 }
 
 /** Index-side analysis of one surface word: exact form, base form and compound-part bases. */
@@ -71,44 +75,220 @@ export function analyzeWord(word: string): AnalyzedWord {
 
 /** The two token streams of a text, space-separated, for the exact and the base column (compound parts once). */
 export function analyzeForIndex(text: string): AnalyzedText {
-  let exact = '';
-  let base = '';
+  // Nearly every German text's streams are Latin-1: written as bytes. Others are joined as strings.
+  return analyzeToBytes(text) ?? analyzeToStrings(text);
+}
+
+/**
+ * Longer words (a run of letters and digits in a data URL, a hostile token) are analysed each time
+ * they occur, not kept: the word table would copy each to no use, and German words are far shorter.
+ */
+const LONGEST_KEPT_WORD = 256;
+const LONG_WORD = -2;
+
+/**
+ * The word table's entry of every index token of a text, in order (the tokens of tokenize()), one
+ * per next() call: a group of plain word characters (nearly all) is hashed while it is read and
+ * looked up where it stands; other groups take the careful path of tokenize(). An entry is valid in
+ * words.current until the next call.
+ */
+class WordScanner {
+  private readonly text: string;
+  private readonly classes = unitClasses();
+  private i = 0;
+  /** Tokens of a complex group still to be looked up (one by one: a new word may turn the table over, moving the entries). */
+  private pending: string[] = [];
+  private pendingAt = 0;
+  /** The analysis of the token when next() returned LONG_WORD. */
+  long: CachedWord = EMPTY;
+
+  constructor(text: string) {
+    this.text = text;
+  }
+
+  /** The next token's entry, LONG_WORD (its analysis in `long`), or -1 at the end of the text. */
+  next(): number {
+    if (this.pendingAt < this.pending.length) return entryOf(this.pending[this.pendingAt++]);
+    const text = this.text;
+    const classes = this.classes;
+    const n = text.length;
+    let i = this.i;
+    while (i < n) {
+      let k = classes[text.charCodeAt(i)];
+      if (k === NOT_WORD || (k === HIGH_SURROGATE && astralWordLength(text, i) === 0)) {
+        i++;
+        continue;
+      }
+      // The groups of scanGroups.
+      const start = i;
+      let plain = true;
+      let hash = HASH_START;
+      for (;;) {
+        if (k === PLAIN_WORD) {
+          hash = hashStep(hash, text.charCodeAt(i));
+          i++;
+        } else {
+          plain = false;
+          i += k === HIGH_SURROGATE ? 2 : 1;
+        }
+        if (i >= n) break;
+        k = classes[text.charCodeAt(i)];
+        if (k === PLAIN_WORD) continue;
+        if (k === HIGH_SURROGATE ? astralWordLength(text, i) > 0 : k !== NOT_WORD) continue;
+        // A joiner belongs to the group only between two word characters.
+        if (isJoinerCode(text.charCodeAt(i)) && i + 1 < n) {
+          const next = classes[text.charCodeAt(i + 1)];
+          if (next === HIGH_SURROGATE ? astralWordLength(text, i + 1) > 0 : next !== NOT_WORD) {
+            plain = false;
+            i++;
+            k = next;
+            continue;
+          }
+        }
+        break;
+      }
+      this.i = i;
+      if (plain && i - start > LONGEST_KEPT_WORD) {
+        this.long = computeWord(text.slice(start, i));
+        return LONG_WORD;
+      }
+      if (plain) return words.get(text, start, i, hash);
+      return this.complexGroup(text.slice(start, i), start);
+    }
+    this.i = i;
+    return -1;
+  }
+
+  private complexGroup(raw: string, start: number): number {
+    if (!isComplexGroup(raw)) return entryOf(raw);
+    const segments = splitGroup(raw, start);
+    this.pending = [...segments, ...joinedForms(segments)].map((token) => token.word);
+    this.pendingAt = 0;
+    return this.next();
+  }
+}
+
+function entryOf(word: string): number {
+  return words.get(word, 0, word.length, hashOf(word));
+}
+
+/** Output buffers of analyzeToBytes, reused from text to text (kept only up to KEPT_BUFFER bytes). */
+let exactBytes: Buffer = Buffer.allocUnsafe(1 << 16);
+let baseBytes: Buffer = Buffer.allocUnsafe(1 << 16);
+const KEPT_BUFFER = 1 << 22;
+
+function room(buffer: Buffer, used: number, needed: number): Buffer {
+  if (used + needed <= buffer.length) return buffer;
+  const bigger = Buffer.allocUnsafe(Math.max(2 * buffer.length, used + needed));
+  buffer.copy(bigger, 0, 0, used);
+  return bigger;
+}
+
+/**
+ * analyzeForIndex writing both streams as Latin-1 bytes straight from the word table; undefined
+ * when some output is not Latin-1 (then the strings are joined instead), or when the table turned
+ * over to a new generation during the text (its part ids, which tell the parts already written, are
+ * per generation).
+ */
+function analyzeToBytes(text: string): AnalyzedText | undefined {
+  let exact = exactBytes;
+  let base = baseBytes;
+  let exactUsed = 0;
+  let baseUsed = 0;
+  const table = words.current;
   // A word's own base counts at every occurrence, the bases of its compound parts once per text: a
   // page that repeats "Verwaltungsgericht" thirty times is about that court, not thirty times about
   // "Verwaltung", and must not bury the pages that use the word itself (word forms found in the top
   // 50 on the shared corpus: 93.8 → 94.5 %, compound parts and key terms unchanged).
-  const seenParts = new Set<string>();
-  const add = (word: string): void => {
-    const analysis = analyzeCached(word);
-    if (!analysis.exact) return;
-    if (exact) {
-      exact += ' ';
-      base += ' ';
+  const serial = ++table.serial;
+  let complete = true;
+  const scanner = new WordScanner(text);
+  for (let entry = scanner.next(); entry !== -1; entry = scanner.next()) {
+    if (entry === LONG_WORD) {
+      // Never split (longer than MAX_SPLIT_LENGTH): one base.
+      const { exact: word, bases } = scanner.long;
+      if (!word) continue;
+      if (bases.length !== 1) {
+        complete = false;
+        break;
+      }
+      exact = room(exact, exactUsed, word.length + 1);
+      base = room(base, baseUsed, bases[0].length + 1);
+      if (exactUsed > 0) {
+        exact[exactUsed++] = 0x20;
+        base[baseUsed++] = 0x20;
+      }
+      let units = 0;
+      for (let i = 0; i < word.length; i++) units |= exact[exactUsed++] = word.charCodeAt(i);
+      for (let i = 0; i < bases[0].length; i++) units |= base[baseUsed++] = bases[0].charCodeAt(i);
+      if (units > 0xff) {
+        complete = false;
+        break;
+      }
+      continue;
     }
-    exact += analysis.exact;
-    if (analysis.bases.length === 1) {
-      base += analysis.basesText;
-      return;
+    if (words.current !== table) {
+      complete = false;
+      break;
     }
-    base += analysis.bases[0];
-    for (let i = 1; i < analysis.bases.length; i++) {
-      const part = analysis.bases[i];
+    const flags = table.flags[entry];
+    if (flags & NO_OUTPUT) continue;
+    if (flags & WIDE) {
+      complete = false;
+      break;
+    }
+    const { meta, out } = table;
+    const at = STRIDE * entry;
+    const from = meta[at + EXACT];
+    const middle = meta[at + BASE];
+    const to = meta[at + STRIDE + EXACT];
+    if (exactUsed + middle - from >= exact.length) exact = room(exact, exactUsed, middle - from + 1);
+    if (baseUsed + to - middle >= base.length) base = room(base, baseUsed, to - middle + 1);
+    if (exactUsed > 0) {
+      exact[exactUsed++] = 0x20;
+      base[baseUsed++] = 0x20;
+    }
+    for (let i = from; i < middle; i++) exact[exactUsed++] = out[i];
+    for (let i = middle; i < to; i++) base[baseUsed++] = out[i];
+    if ((flags & HAS_PARTS) === 0) continue;
+    const { partIds, partSeen, partAt, partChars } = table;
+    for (let p = meta[at + PARTS], last = meta[at + STRIDE + PARTS]; p < last; p++) {
+      const id = partIds[p];
+      if (partSeen[id] === serial) continue;
+      partSeen[id] = serial;
+      const partFrom = partAt[id];
+      const partTo = partAt[id + 1];
+      if (baseUsed + partTo - partFrom >= base.length) base = room(base, baseUsed, partTo - partFrom + 1);
+      base[baseUsed++] = 0x20;
+      for (let i = partFrom; i < partTo; i++) base[baseUsed++] = partChars[i];
+    }
+  }
+  if (exact.length <= KEPT_BUFFER) exactBytes = exact;
+  if (base.length <= KEPT_BUFFER) baseBytes = base;
+  if (!complete) return undefined;
+  return { exact: exact.toString('latin1', 0, exactUsed), base: base.toString('latin1', 0, baseUsed) };
+}
+
+/** analyzeForIndex joining strings: for texts with output beyond Latin-1. */
+function analyzeToStrings(text: string): AnalyzedText {
+  const exact: string[] = [];
+  const base: string[] = [];
+  let seenParts: Set<string> | undefined;
+  const scanner = new WordScanner(text);
+  for (let entry = scanner.next(); entry !== -1; entry = scanner.next()) {
+    const { exact: word, bases } = entry === LONG_WORD ? scanner.long : words.current.values[entry];
+    if (!word) continue;
+    exact.push(word);
+    base.push(bases[0]);
+    for (let b = 1; b < bases.length; b++) {
+      const part = bases[b];
+      seenParts ??= new Set();
       if (seenParts.has(part)) continue;
       seenParts.add(part);
-      base += ' ' + part;
+      base.push(part);
     }
-  };
-  scanGroups(text, (start, end, maybeComplex) => {
-    const raw = text.slice(start, end);
-    if (!maybeComplex || !isComplexGroup(raw)) {
-      add(raw);
-      return;
-    }
-    const segments = splitGroup(raw, start);
-    for (const segment of segments) add(segment.word);
-    for (const join of joinedForms(segments)) add(join.word);
-  });
-  return { exact, base };
+  }
+  return { exact: exact.join(' '), base: base.join(' ') };
 }
 
 /** Query words of a group: split at hyphens (one term per part), joined across apostrophes (geht's). */

@@ -14,11 +14,12 @@ import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { foldForStemming } from './fold.ts';
 import { NEVER_PARTS } from './never-parts.ts';
+import { hashOf } from './word-table.ts';
 
 export const LEXICON_FILE = 'lexicon-nouns.txt.gz';
 
 /** Prefixes up to this length are kept, so the splitter can stop a hopeless scan early. */
-const PREFIX_LENGTH = 6;
+export const PREFIX_LENGTH = 6;
 
 /** What a string is, as flags: one lookup answers all the splitter's questions about a stem. */
 export const IS_NOUN = 1;
@@ -48,6 +49,12 @@ export interface Lexicon {
    * the flags, with MAY_START set when mayStart(stem) is true.
    */
   stemFlags(stem: string): number;
+  /**
+   * The flags of text[start, end) as stored (MAY_START only for prefixes of up to PREFIX_LENGTH
+   * letters), found by its code units without cutting it out; `hash` is its hashOf (word-table.ts),
+   * which the splitter extends letter by letter.
+   */
+  flagsAt(text: string, start: number, end: number, hash: number): number;
   /** Letters of the longest noun: no part of a compound is longer (bounds the splitter's work). */
   readonly longest: number;
 }
@@ -73,15 +80,68 @@ export function createLexicon(list: Iterable<string>, modifiers: Iterable<string
     mark(stem, MODIFIER_ONLY);
     for (let len = 3; len <= Math.min(PREFIX_LENGTH, stem.length); len++) mark(stem.slice(0, len), MAY_START);
   }
-  // The prefixes share the flags' map: one look-up answers both questions (the look-ups are most of a
-  // new word's analysis).
+  // The prefixes share the flags: one look-up answers both questions (the look-ups are most of a
+  // new word's analysis). Packed by code units, so that the splitter looks up the pieces of a word
+  // without cutting each out as a string.
+  const table = new PackedFlags(flags);
+  const of = (word: string): number => table.flagsAt(word, 0, word.length, hashOf(word));
   return {
-    has: (word) => ((flags.get(word) ?? 0) & IS_NOUN) !== 0,
-    flags: (stem) => (flags.get(stem) ?? 0) & ~MAY_START,
-    mayStart: (prefix) => prefix.length > PREFIX_LENGTH || ((flags.get(prefix) ?? 0) & MAY_START) !== 0,
-    stemFlags: (stem) => (flags.get(stem) ?? 0) | (stem.length > PREFIX_LENGTH ? MAY_START : 0),
+    has: (word) => (of(word) & IS_NOUN) !== 0,
+    flags: (stem) => of(stem) & ~MAY_START,
+    mayStart: (prefix) => prefix.length > PREFIX_LENGTH || (of(prefix) & MAY_START) !== 0,
+    stemFlags: (stem) => of(stem) | (stem.length > PREFIX_LENGTH ? MAY_START : 0),
+    flagsAt: (text, start, end, hash) => table.flagsAt(text, start, end, hash),
     longest,
   };
+}
+
+/** String → flags, in typed arrays: an open-addressing table of (hash, entry + 1) over the keys' code units. */
+class PackedFlags {
+  private readonly slots: Int32Array;
+  private readonly mask: number;
+  private readonly keyAt: Int32Array;
+  private readonly keys: Uint16Array;
+  private readonly values: Uint8Array;
+
+  constructor(map: ReadonlyMap<string, number>) {
+    let size = 1024;
+    while (size < 2 * map.size) size *= 2;
+    this.slots = new Int32Array(2 * size);
+    this.mask = size - 1;
+    this.keyAt = new Int32Array(map.size + 1);
+    let units = 0;
+    for (const key of map.keys()) units += key.length;
+    this.keys = new Uint16Array(units);
+    this.values = new Uint8Array(map.size);
+    let entry = 0;
+    let at = 0;
+    for (const [key, value] of map) {
+      for (let i = 0; i < key.length; i++) this.keys[at++] = key.charCodeAt(i);
+      this.keyAt[entry + 1] = at;
+      this.values[entry] = value;
+      const hash = hashOf(key);
+      let slot = (hash ^ (hash >>> 15)) & this.mask;
+      while (this.slots[2 * slot + 1] !== 0) slot = (slot + 1) & this.mask;
+      this.slots[2 * slot] = hash;
+      this.slots[2 * slot + 1] = ++entry;
+    }
+  }
+
+  flagsAt(text: string, start: number, end: number, hash: number): number {
+    const slots = this.slots;
+    const length = end - start;
+    for (let slot = (hash ^ (hash >>> 15)) & this.mask; ; slot = (slot + 1) & this.mask) {
+      const entry = slots[2 * slot + 1] - 1;
+      if (entry < 0) return 0;
+      if (slots[2 * slot] !== hash) continue;
+      const from = this.keyAt[entry];
+      if (this.keyAt[entry + 1] - from !== length) continue;
+      const keys = this.keys;
+      let i = 0;
+      while (i < length && keys[from + i] === text.charCodeAt(start + i)) i++;
+      if (i === length) return this.values[entry];
+    }
+  }
 }
 
 /** services/core/analysis/data/ of this project, found by walking up from this module. */

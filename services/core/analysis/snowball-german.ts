@@ -40,24 +40,35 @@ function longestSuffix(w: string, list: readonly string[]): string {
   return best;
 }
 
-/** Prelude: ß → ss; u and y between vowels become U and Y (consonants). */
-function prelude(word: string): string[] {
-  const chars = word.replaceAll('ß', 'ss').split('');
-  for (let i = 1; i + 1 < chars.length; i++) {
-    const c = chars[i];
-    if ((c === 'u' || c === 'y') && isVowel(chars[i - 1]) && isVowel(chars[i + 1])) chars[i] = c.toUpperCase();
+function isVowelCode(c: number): boolean {
+  // a e i o u y ä ö ü
+  return c === 97 || c === 101 || c === 105 || c === 111 || c === 117 || c === 121 || c === 228 || c === 246 || c === 252;
+}
+
+/** Prelude: ß → ss; u and y between vowels become U and Y (consonants; a changed letter is no vowel for the next). */
+function prelude(word: string): string {
+  let w = word.includes('ß') ? word.replaceAll('ß', 'ss') : word;
+  let previousIsVowel = w.length > 0 && isVowelCode(w.charCodeAt(0));
+  for (let i = 1; i + 1 < w.length; i++) {
+    const c = w.charCodeAt(i);
+    if ((c === 117 || c === 121) && previousIsVowel && isVowelCode(w.charCodeAt(i + 1))) {
+      w = w.slice(0, i) + (c === 117 ? 'U' : 'Y') + w.slice(i + 1);
+      previousIsVowel = false;
+    } else {
+      previousIsVowel = isVowelCode(c);
+    }
   }
-  return chars;
+  return w;
 }
 
 /** R1 and R2 as string indices; R1 is moved so that at least 3 letters precede it. */
-function markRegions(chars: readonly string[]): { r1: number; r2: number } {
-  const n = chars.length;
+function markRegions(w: string): { r1: number; r2: number } {
+  const n = w.length;
   if (n < 3) return { r1: n, r2: n };
   const afterVowelThenNonVowel = (from: number): number => {
     let i = from;
-    while (i < n && !isVowel(chars[i])) i++;
-    while (i < n && isVowel(chars[i])) i++;
+    while (i < n && !isVowelCode(w.charCodeAt(i))) i++;
+    while (i < n && isVowelCode(w.charCodeAt(i))) i++;
     return i < n ? i + 1 : n;
   };
   const p1 = afterVowelThenNonVowel(0);
@@ -65,11 +76,13 @@ function markRegions(chars: readonly string[]): { r1: number; r2: number } {
   return { r1: Math.max(p1, 3), r2: p2 };
 }
 
+const POSTLUDE = /[UYäöü]/g;
+const PLAIN_LETTER: Record<string, string> = { U: 'u', Y: 'y', ä: 'a', ö: 'o', ü: 'u' };
+
 /** Stems one lowercase German word. */
 export function stemGerman(word: string): string {
-  const chars = prelude(word);
-  const { r1, r2 } = markRegions(chars);
-  let w = chars.join('');
+  let w = prelude(word);
+  const { r1, r2 } = markRegions(w);
 
   // Step 1
   const s1 = longestSuffix(w, STEP1_SUFFIXES);
@@ -116,9 +129,5 @@ export function stemGerman(word: string): string {
   }
 
   // Postlude
-  let out = '';
-  for (const ch of w) {
-    out += ch === 'U' ? 'u' : ch === 'Y' ? 'y' : ch === 'ä' ? 'a' : ch === 'ö' ? 'o' : ch === 'ü' ? 'u' : ch;
-  }
-  return out;
+  return w.replace(POSTLUDE, (ch) => PLAIN_LETTER[ch]);
 }

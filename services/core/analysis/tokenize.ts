@@ -24,32 +24,52 @@ const ONLY_DIGITS = /^\p{N}+$/u;
 
 const WORD_CHAR = /^[\p{L}\p{N}\p{M}\p{Cf}]$/u;
 
-/** 1 for each BMP code unit that is a word character (surrogates: 0), built once on first use. */
-let bmpWordTable: Uint8Array | undefined;
+/** Word character classes of BMP code units (see unitClasses), built once on first use. */
+let bmpClasses: Uint8Array | undefined;
 
-function wordTable(): Uint8Array {
-  if (bmpWordTable === undefined) {
+/** Not a word character (nor the start of one). */
+export const NOT_WORD = 0;
+/** A word character that needs nothing but itself: the group stays on the one-token fast path. */
+export const PLAIN_WORD = 1;
+/** A word character that sends its group to the careful path: a format character, a joiner, or one of a script written without spaces. */
+export const SPECIAL_WORD = 2;
+/** A high surrogate: the pair may be a word character (astralWordLength tells). */
+export const HIGH_SURROGATE = 4;
+
+/** The class of each BMP code unit: NOT_WORD, PLAIN_WORD, SPECIAL_WORD or HIGH_SURROGATE. */
+export function unitClasses(): Uint8Array {
+  if (bmpClasses === undefined) {
     const table = new Uint8Array(0x10000);
     for (let c = 0; c < 0x10000; c++) {
-      if (c < 0xd800 || c > 0xdfff) table[c] = WORD_CHAR.test(String.fromCharCode(c)) ? 1 : 0;
+      if (c >= 0xd800 && c <= 0xdbff) table[c] = HIGH_SURROGATE;
+      else if (c > 0xdbff && c <= 0xdfff) table[c] = NOT_WORD;
+      else {
+        const ch = String.fromCharCode(c);
+        if (!WORD_CHAR.test(ch)) table[c] = NOT_WORD;
+        // ʼ (U+02BC) is a letter and a joiner: its group is split like one with an apostrophe.
+        else table[c] = HAS_FORMAT_CHAR.test(ch) || UNSPACED_CHAR.test(ch) || HAS_JOINER.test(ch) ? SPECIAL_WORD : PLAIN_WORD;
+      }
     }
-    bmpWordTable = table;
+    bmpClasses = table;
   }
-  return bmpWordTable;
+  return bmpClasses;
 }
 
-function isJoinerCode(c: number): boolean {
+/** 2 when the surrogate pair at i is a word character, else 0. */
+export function astralWordLength(text: string, i: number): number {
+  const cp = text.codePointAt(i) ?? 0;
+  return cp > 0xffff && WORD_CHAR.test(String.fromCodePoint(cp)) ? 2 : 0;
+}
+
+export function isJoinerCode(c: number): boolean {
   return c === 0x2d || c === 0x27 || c === 0x2010 || c === 0x2011 || c === 0x2019 || c === 0x2bc || c === 0xb4 || c === 0x60;
 }
 
 /** Length (1 or 2 code units) of the word character at i, or 0. */
 function wordCharLength(text: string, i: number, table: Uint8Array): number {
-  const c = text.charCodeAt(i);
-  if (c >= 0xd800 && c <= 0xdbff) {
-    const cp = text.codePointAt(i) ?? c;
-    return cp > 0xffff && WORD_CHAR.test(String.fromCodePoint(cp)) ? 2 : 0;
-  }
-  return table[c];
+  const k = table[text.charCodeAt(i)];
+  if (k === HIGH_SURROGATE) return astralWordLength(text, i);
+  return k === NOT_WORD ? 0 : 1;
 }
 
 /**
@@ -58,7 +78,7 @@ function wordCharLength(text: string, i: number, table: Uint8Array): number {
  * fast as the equivalent Unicode regex.
  */
 export function scanGroups(text: string, onGroup: (start: number, end: number, complex: boolean) => void): void {
-  const table = wordTable();
+  const table = unitClasses();
   const n = text.length;
   let i = 0;
   while (i < n) {

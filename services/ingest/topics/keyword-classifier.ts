@@ -29,6 +29,16 @@ const MIN_LEAD = 1.5; // the best topic must score this many times the second be
 /** The keyword bases by length and first character: a word of the stream is compared in place, never cut out. */
 type KeywordIndex = Map<number, { base: string; topics: TopicLabel[] }[]>;
 let keywordIndex: KeywordIndex | null = null;
+/**
+ * 1 where some keyword has this length (below GATE_LENGTH) and first character (its low byte): most
+ * words of a stream are no keyword, and this answers for them without a Map look-up.
+ */
+const GATE_LENGTH = 64;
+let keywordGate: Uint8Array | null = null;
+
+function gateIndex(length: number, firstChar: number): number {
+  return length * 256 + (firstChar & 0xff);
+}
 
 function keyOf(length: number, firstChar: number): number {
   return length * 65536 + firstChar;
@@ -53,6 +63,11 @@ function keywordsByBase(): KeywordIndex {
     entries.push({ base, topics });
     index.set(key, entries);
   }
+  const gate = new Uint8Array(GATE_LENGTH * 256);
+  for (const entries of index.values()) {
+    for (const { base } of entries) if (base.length < GATE_LENGTH) gate[gateIndex(base.length, base.charCodeAt(0))] = 1;
+  }
+  keywordGate = gate;
   keywordIndex = index;
   return index;
 }
@@ -64,11 +79,14 @@ function keywordsByBase(): KeywordIndex {
  */
 function addScores(scores: Map<TopicLabel, number>, bases: string, weight: number, limit = bases.length): void {
   const index = keywordsByBase();
+  const gate = keywordGate!;
   const end = Math.min(limit, bases.length);
   for (let start = 0; start <= end; ) {
     let stop = bases.indexOf(' ', start);
     if (stop === -1 || stop > end) stop = end;
-    const candidates = stop > start ? index.get(keyOf(stop - start, bases.charCodeAt(start))) : undefined;
+    const length = stop - start;
+    const first = bases.charCodeAt(start);
+    const candidates = length > 0 && (length >= GATE_LENGTH || gate[gateIndex(length, first)] === 1) ? index.get(keyOf(length, first)) : undefined;
     if (candidates) {
       for (const { base, topics } of candidates) {
         if (!bases.startsWith(base, start)) continue;

@@ -3,11 +3,15 @@
 // One thread, CPU time of this process (process.cpuUsage), so a busy machine moves it less than wall
 // time; the final merge and lists are timed on their own.
 //   node_modules/.bin/node scripts/bench/write.ts --records FILE.jsonl [--limit N] [--batch N] [--repeat N]
-import { mkdtempSync, rmSync } from 'node:fs';
+//     [--variants "BATCH[:PRAGMA ...]|..."] [--streams FILE]
+// --streams writes the four analysed streams and the facets of every record (JSON lines), for
+// scripts/bench/fts5-insert.py: SQLite's FTS5 alone, driven from Python, on the same input.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { storeDocument } from '../../services/core/use-cases/store-document.ts';
+import { facetsOf } from '../../services/index/sqlite/fts-query.ts';
 import { SqliteIndex } from '../../services/index/sqlite/sqlite-index.ts';
 import { buildStoredDocument } from '../../services/ingest/build-document.ts';
 import { isProblem, type IngestItem } from '../../services/ingest/item.ts';
@@ -17,7 +21,7 @@ import { readRecords } from '../../services/ingest/records.ts';
 const { values } = parseArgs({
   options: {
     records: { type: 'string' }, limit: { type: 'string', default: '20000' }, batch: { type: 'string', default: '2500' }, repeat: { type: 'string', default: '1' },
-    variants: { type: 'string' },
+    variants: { type: 'string' }, streams: { type: 'string' },
   },
 });
 if (!values.records) throw new Error('--records FILE.jsonl is required');
@@ -35,6 +39,14 @@ for await (const input of readRecords(values.records)) {
 }
 
 console.log(`prepared ${items.length} records (pid ${process.pid})`);
+if (values.streams) {
+  const lines = items.map((item) => {
+    const { title, body } = item.extracted!.prepared!;
+    const doc = buildStoredDocument(item, item.extracted!, item.topic ?? item.extracted!.prepared!.topic, new Date());
+    return JSON.stringify([title.exact, body.exact, title.base, body.base, facetsOf(doc)]);
+  });
+  writeFileSync(values.streams, `${lines.join('\n')}\n`);
+}
 
 const cpuSeconds = (since: NodeJS.CpuUsage) => {
   const used = process.cpuUsage(since);
@@ -62,12 +74,15 @@ for (let round = 0; round < Number(values.repeat) * variants.length; round++) {
   }
   const storing = cpuSeconds(started);
   const storingWall = (performance.now() - wallStarted) / 1000;
+  const segments = (index as unknown as { db: { prepare(sql: string): { get(): unknown } } }).db
+    .prepare(`SELECT count(DISTINCT id / ${2 ** 37}) AS n FROM documents_fts_data WHERE id >= ${2 ** 37} AND id < ${2 ** 53}`)
+    .get() as { n: number };
   started = process.cpuUsage();
   const finalWall = performance.now();
   await index.optimize();
   const final = cpuSeconds(started);
   console.log(
-    `${items.length} records, batches of ${batch}${pragmas ? ` (${pragmas})` : ''}: storing ${storing.toFixed(2)} CPU s (${((storing / items.length) * 1e6).toFixed(0)} µs a record, ${storingWall.toFixed(2)} s wall); ` +
+    `${items.length} records, batches of ${batch}${pragmas ? ` (${pragmas})` : ''}: storing ${storing.toFixed(2)} CPU s (${((storing / items.length) * 1e6).toFixed(0)} µs a record, ${storingWall.toFixed(2)} s wall, ${segments.n} FTS5 segments); ` +
       `final step ${final.toFixed(2)} CPU s of this thread, ${((performance.now() - finalWall) / 1000).toFixed(2)} s wall`,
   );
   await index.close();

@@ -87,12 +87,16 @@ export function* readRowSizes(db: DatabaseSync, table = 'documents_fts'): Genera
 function singleSegment(db: DatabaseSync, table: string): number | null {
   const tombstones = db.prepare(`SELECT 1 FROM ${table}_data WHERE id >= ? LIMIT 1`).get(TOMBSTONE_FIRST_ID);
   if (tombstones) throw new Fts5FormatError('the FTS5 index has tombstones (deleted rows not merged yet)');
-  const segments = db
-    .prepare(`SELECT DISTINCT id / ${SEGMENT_SHIFT} AS segid FROM ${table}_data WHERE id >= ${SEGMENT_SHIFT} AND id < ?`)
-    .all(TOMBSTONE_FIRST_ID) as { segid: number }[];
-  if (segments.length === 0) return null;
-  if (segments.length > 1) throw new Fts5FormatError(`the FTS5 index has ${segments.length} segments; run 'optimize' first`);
-  return Number(segments[0].segid);
+  // Two seeks of the b-tree, not a scan of every page: at a million documents the scan read 3 GB
+  // (a second from the page cache, 19 s from disk), and the score lists' build asks three times.
+  const first = db.prepare(`SELECT min(id) AS id FROM ${table}_data WHERE id >= ${SEGMENT_SHIFT} AND id < ?`).get(TOMBSTONE_FIRST_ID) as {
+    id: number | bigint | null;
+  };
+  if (first.id === null) return null;
+  const segid = Math.floor(Number(first.id) / SEGMENT_SHIFT);
+  const other = db.prepare(`SELECT id FROM ${table}_data WHERE id >= ? AND id < ? LIMIT 1`).get((segid + 1) * SEGMENT_SHIFT, TOMBSTONE_FIRST_ID);
+  if (other) throw new Fts5FormatError(`the FTS5 index has more than one segment; run 'optimize' first`);
+  return segid;
 }
 
 /** How many leaf pages the index's one segment has (0 for an empty index). */

@@ -171,21 +171,31 @@ export function readTermPostings(
   /** Reads position-list bytes from `at` up to `end` (or the list's end), counting positions per column. */
   const readPositions = (page: Uint8Array, at: number, end: number): number => {
     const stop = Math.min(end, at + positionBytesLeft);
-    cursor.at = at;
     const base = entries * FTS_COLUMNS;
-    while (cursor.at < stop) {
-      const value = varint(page, cursor);
+    // Positions are counted, not decoded (the bulk of the index's bytes): a byte below 0x80 ends a
+    // varint, and 0x01 alone is the marker before a column number.
+    let i = at;
+    while (i < stop) {
       if (columnDue) {
-        column = value;
+        cursor.at = i;
+        column = varint(page, cursor);
+        i = cursor.at;
         if (column >= FTS_COLUMNS) throw new Fts5FormatError(`column ${column} out of range`);
         columnDue = false;
-      } else if (value === 1) columnDue = true;
-      else counts[base + column]++;
+        continue;
+      }
+      const byte = page[i++];
+      if (byte === 1) {
+        columnDue = true;
+        continue;
+      }
+      if (byte >= 0x80) while (i < end && page[i++] >= 0x80);
+      counts[base + column]++;
     }
-    positionBytesLeft -= cursor.at - at;
+    positionBytesLeft -= i - at;
     if (positionBytesLeft === 0) endEntry();
     else if (positionBytesLeft < 0) throw new Fts5FormatError('position list overruns its size');
-    return cursor.at;
+    return i;
   };
   /** Reads doclist entries from `at` to `end`; the first rowid is absolute when `absolute`. */
   const readDoclist = (page: Uint8Array, at: number, end: number, absolute: boolean): void => {

@@ -236,26 +236,6 @@ function appendFile(out: FileWriter, file: string): void {
   }
 }
 
-/** Per document: its token count and the codes of its facets (type, host, topic, news, age) for filters and order. */
-function documentArraysOf(db: DatabaseSync, maxSeq: number, tokens: Uint32Array) {
-  const docs = Object.fromEntries(Object.entries(DOC_ARRAYS).map(([name, Type]) => [name, new Type(maxSeq + 1)])) as Record<DocArrayName, Uint32Array>;
-  docs.tokens.set(tokens);
-  const codes = { types: new Map<string, number>(), hosts: new Map<string, number>(), topics: new Map<string, number>([['', 0]]) };
-  const codeOf = (map: Map<string, number>, value: string) => map.get(value) ?? map.set(value, map.size).get(value)!;
-  let agesComparable = true;
-  const facets = db.prepare('SELECT seq, document_type, host, topic, is_news, age_date FROM documents WHERE duplicate_of IS NULL');
-  for (const row of facets.iterate() as Iterable<{ seq: number; document_type: string; host: string; topic: string | null; is_news: number; age_date: string | null }>) {
-    docs.type[row.seq] = codeOf(codes.types, row.document_type);
-    docs.host[row.seq] = codeOf(codes.hosts, row.host);
-    docs.topic[row.seq] = row.topic ? codeOf(codes.topics, normalizeTopic(row.topic)) : 0;
-    docs.news[row.seq] = row.is_news ? 1 : 0;
-    const age = ageKey(row.age_date);
-    if (age < 0) agesComparable = false;
-    docs.age[row.seq] = Math.max(0, age);
-  }
-  return { docs, codes, agesComparable };
-}
-
 /**
  * Writes the score lists of the index `db` reads (merged into one segment) to `file`, tagged with
  * `generation`. Call it inside a transaction, so that everything comes from one snapshot. With
@@ -295,9 +275,6 @@ export async function writeScoreLists(
   let postings = 0;
   try {
     ({ lists, postings } = writeListPostings(db, out, minDocuments, { fromPage: 1, toPage: split }, blockData));
-    // While the other thread reads its half: the scan of every row for the facets (11 s at a
-    // million documents, which read the whole table with its texts) was the build's last step.
-    const { docs, codes, agesComparable } = documentArraysOf(db, maxSeq, tokens);
     if (other) {
       const part = await other.done;
       out.align(); // the part's arrays are aligned within it
@@ -308,6 +285,21 @@ export async function writeScoreLists(
     }
     out.align();
 
+    const docs = Object.fromEntries(Object.entries(DOC_ARRAYS).map(([name, Type]) => [name, new Type(maxSeq + 1)])) as Record<DocArrayName, Uint32Array>;
+    docs.tokens.set(tokens);
+    const codes = { types: new Map<string, number>(), hosts: new Map<string, number>(), topics: new Map<string, number>([['', 0]]) };
+    const codeOf = (map: Map<string, number>, value: string) => map.get(value) ?? map.set(value, map.size).get(value)!;
+    let agesComparable = true;
+    const facets = db.prepare('SELECT seq, document_type, host, topic, is_news, age_date FROM documents WHERE duplicate_of IS NULL');
+    for (const row of facets.iterate() as Iterable<{ seq: number; document_type: string; host: string; topic: string | null; is_news: number; age_date: string | null }>) {
+      docs.type[row.seq] = codeOf(codes.types, row.document_type);
+      docs.host[row.seq] = codeOf(codes.hosts, row.host);
+      docs.topic[row.seq] = row.topic ? codeOf(codes.topics, normalizeTopic(row.topic)) : 0;
+      docs.news[row.seq] = row.is_news ? 1 : 0;
+      const age = ageKey(row.age_date);
+      if (age < 0) agesComparable = false;
+      docs.age[row.seq] = Math.max(0, age);
+    }
     const arrays = {} as Record<DocArrayName, number>;
     for (const name of Object.keys(DOC_ARRAYS) as DocArrayName[]) {
       arrays[name] = out.offset;

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SQLite's FTS5 alone, as a floor for the writer's thread: inserts the analysed streams that
 # scripts/bench/write.ts --streams wrote into a table laid out as schema.ts lays out documents_fts
-# (without contentless_delete, which Python's older SQLite lacks), in batches of 2500 per commit,
+# (and its merge settings; without contentless_delete, which Python's older SQLite lacks), in batches of 2500 per commit,
 # then 'optimize'. CPU time of this one thread.
 #   python3 scripts/bench/fts5-insert.py STREAMS.jsonl [DB_FILE]
 import json, os, sqlite3, sys, tempfile, time
@@ -14,6 +14,7 @@ db.execute("""CREATE VIRTUAL TABLE documents_fts USING fts5(title_exact, body_ex
   content='', tokenize="ascii tokenchars '_'")""")
 db.execute("INSERT INTO documents_fts(documents_fts, rank) VALUES ('automerge', 64)")
 db.execute("INSERT INTO documents_fts(documents_fts, rank) VALUES ('crisismerge', 64)")
+db.execute("INSERT INTO documents_fts(documents_fts, rank) VALUES ('hashsize', 33554432)")
 started = time.process_time()
 for first in range(0, len(rows), 2500):
     db.execute('BEGIN')

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { BoundedCache } from '../../core/analysis/bounded-cache.ts';
 import type { QueryTerm } from '../../core/analysis/index.ts';
 import type { StoredDocument } from '../../core/document.ts';
 import { hostSuffixes } from '../../core/urls.ts';
@@ -30,26 +31,14 @@ export const NEWS_TOKEN = 'n_news';
 /**
  * The host and topic tokens of the documents written last, by host or topic: one SHA-1 each per
  * new value instead of three or four per document (a tenth of the writer's thread's JavaScript).
- * Dropped whole when full.
  */
-const recentFacetTokens = new Map<string, string>();
-const RECENT_FACET_TOKENS = 50_000;
-
-function remembered(key: string, compute: () => string): string {
-  let value = recentFacetTokens.get(key);
-  if (value === undefined) {
-    if (recentFacetTokens.size >= RECENT_FACET_TOKENS) recentFacetTokens.clear();
-    value = compute();
-    recentFacetTokens.set(key, value);
-  }
-  return value;
-}
+const recentFacetTokens = new BoundedCache<string>(50_000);
 
 export function facetsOf(doc: StoredDocument): string {
   const tokens = [ALL_DOCUMENTS_TOKEN, typeToken(doc.documentType)];
-  const hostTokens = remembered(`h${doc.host}`, () => hostSuffixes(doc.host).map(hostToken).join(' '));
+  const hostTokens = recentFacetTokens.get(`h${doc.host}`, () => hostSuffixes(doc.host).map(hostToken).join(' '));
   if (hostTokens) tokens.push(hostTokens);
-  if (doc.topic) tokens.push(remembered(`p${doc.topic}`, () => topicToken(doc.topic!)));
+  if (doc.topic) tokens.push(recentFacetTokens.get(`p${doc.topic}`, () => topicToken(doc.topic!)));
   if (doc.isNews) tokens.push(NEWS_TOKEN);
   return tokens.join(' ');
 }

@@ -13,7 +13,7 @@
 // writes the missed queries of each weight list to FILE.<weights>.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
+import { openIndexReader } from '../../services/index/sqlite/fts-file.ts';
 import { parseArgs } from 'node:util';
 import { analyzeQuery } from '../../services/core/analysis/index.ts';
 import { buildExactMatch, buildMatch } from '../../services/index/sqlite/fts-query.ts';
@@ -26,7 +26,7 @@ if (!dir || weightLists.length === 0) throw new Error('usage: quality-rank.ts DI
 interface Truth { path: string; url: string; dup_group: string | null; near_dup_group: string | null }
 type Kind = 'key' | 'word_form' | 'head' | 'modifier';
 
-const db = new DatabaseSync(join(dir, 'data/index.sqlite'), { readOnly: true });
+const db = openIndexReader(join(dir, 'data/index.sqlite'));
 const seqOfId = new Map<string, number>();
 const seqOfUrl = new Map<string, number>();
 for (const row of db.prepare('SELECT seq, id, url FROM documents').all() as { seq: number; id: string; url: string }[]) {

@@ -72,7 +72,7 @@ export async function ingestInputs(
   try {
     index =
       config.index.kind === 'sqlite'
-        ? new SqliteIndex({ file: config.index.file })
+        ? new SqliteIndex({ file: config.index.file, ftsThread: true })
         : await (await import('../index/typesense/open.ts')).openTypesenseIndex({ nodes: config.index.nodes, apiKey: config.index.apiKey, collection: 'web', create: true });
   } catch (error) {
     await pool.close();

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, rmSync, truncateSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DatabaseSync } from 'node:sqlite';
+import { ftsFileOf, ftsSchemaOf, openIndexReader } from '../../services/index/sqlite/fts-file.ts';
 import type { IndexQuery, IndexSearchResult } from '../../services/core/index-port.ts';
 import { Fts5FormatError, leafPages, readTermPostings } from '../../services/index/sqlite/fts5-postings.ts';
 import { scoreListsFile } from '../../services/index/sqlite/score-lists.ts';
@@ -167,8 +167,8 @@ describe('sqlite index: its own behaviour', () => {
     it('read the postings FTS5 holds, across leaf pages: the same documents and counts as fts5vocab', async () => {
       const index = await filled();
       await index.optimize();
-      const db = new DatabaseSync(index.file, { readOnly: true });
-      db.exec(`CREATE VIRTUAL TABLE temp.vocab USING fts5vocab(main, documents_fts, 'col')`);
+      const db = openIndexReader(index.file);
+      db.exec(`CREATE VIRTUAL TABLE temp.vocab USING fts5vocab(${ftsSchemaOf(index.file)}, documents_fts, 'col')`);
       const columns = ['title_exact', 'body_exact', 'title_base', 'body_base', 'facets'];
       const decoded = new Map<string, number[]>();
       let longest = 0;
@@ -220,7 +220,7 @@ describe('sqlite index: its own behaviour', () => {
       await index.writeBatch(async () => {
         for (const doc of docs.slice(600)) await index.put(doc);
       });
-      const db = new DatabaseSync(index.file, { readOnly: true });
+      const db = openIndexReader(index.file);
       expect(() => readTermPostings(db, () => {})).toThrow(Fts5FormatError);
       db.close();
 
@@ -243,7 +243,10 @@ describe('sqlite index: its own behaviour', () => {
       await index.remove(newcomer.id);
       await index.optimize({ headTermMinMatches: 100 });
       const copy = join(mkdtempSync(join(tmpdir(), 'fundus-idx-')), 'index.sqlite');
-      new DatabaseSync(index.file, { readOnly: true }).exec(`VACUUM INTO '${copy}'`);
+      const source = openIndexReader(index.file);
+      source.exec(`VACUUM INTO '${copy}'`);
+      source.exec(`VACUUM fts INTO '${ftsFileOf(copy)}'`);
+      source.close();
       const plain = new SqliteIndex({ file: copy, readOnly: true, rankAllUpTo: Number.POSITIVE_INFINITY });
       const fts5Answers = await answersOf(plain);
       const answers = await answersOf(index);

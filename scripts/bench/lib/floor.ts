@@ -1,7 +1,8 @@
 // The floor: the same SQLite FTS5 queries the service runs, issued in-process with node:sqlite on
 // the same file, read-only, without HTTP, query analysis (done before timing), document reads,
 // snippets, match types or counting. MATCH strings come from the service's own code.
-import { DatabaseSync } from 'node:sqlite';
+import type { DatabaseSync } from 'node:sqlite';
+import { openIndexReader } from '../../../services/index/sqlite/fts-file.ts';
 import { toIndexQuery } from '../../../services/core/use-cases/search.ts';
 import { buildMatch } from '../../../services/index/sqlite/fts-query.ts';
 import { READ_PRAGMAS } from '../../../services/index/sqlite/sqlite-index.ts';
@@ -44,7 +45,7 @@ export function floorQueries(queries: BenchQuery[]): FloorQuery[] {
 /** `rounds` passes over the mix (at least one), fewer when `maxSeconds` have passed. */
 export function runFloor(indexFile: string, queries: BenchQuery[], options: { rounds: number; maxSeconds: number; countRounds: number; countClasses: string[] }): FloorRun {
   const prepared = floorQueries(queries);
-  const db = new DatabaseSync(indexFile, { readOnly: true });
+  const db = openIndexReader(indexFile);
   // The service's read settings, so that the floor is the same engine configured the same way.
   const pragmas = READ_PRAGMAS;
   db.exec(pragmas);

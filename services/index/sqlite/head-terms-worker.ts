@@ -2,8 +2,8 @@
 // score lists on its own reader when they are fresh, else by FTS5 on its own read-only
 // connection — and sends each list back; the main thread writes them.
 // Imports use .ts extensions so this file runs from source (Node 24 strips types) and compiled.
-import { DatabaseSync } from 'node:sqlite';
 import { parentPort, workerData } from 'node:worker_threads';
+import { openIndexReader } from './fts-file.ts';
 import { headListOf, rankHeadTerm, type HeadTermsShare } from './head-terms.ts';
 import { SqliteIndex } from './sqlite-index.ts';
 
@@ -14,7 +14,7 @@ const ranker = index?.headTermRanker(deepMinMatches) ?? null;
 if (ranker) {
   for (const [expression, term] of words) parentPort!.postMessage({ expression, list: headListOf(ranker(term), minMatches, deepMinMatches) });
 } else {
-  const db = new DatabaseSync(file, { readOnly: true });
+  const db = openIndexReader(file);
   for (const [expression] of words) parentPort!.postMessage(rankHeadTerm(db, expression, minMatches));
   db.close();
 }

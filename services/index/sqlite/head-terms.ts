@@ -3,6 +3,7 @@ import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { Worker } from 'node:worker_threads';
 import { analyzeQuery, type QueryTerm } from '../../core/analysis/index.ts';
 import type { IndexQuery } from '../../core/index-port.ts';
+import { ftsSchemaOf } from './fts-file.ts';
 import { termMatch } from './fts-query.ts';
 import { siblingUrl } from './sibling.ts';
 
@@ -64,12 +65,12 @@ export function rankHeadTerm(db: DatabaseSync, expression: string, minMatches: n
 export type HeadWordSource = (minMatches: number) => string[];
 
 /** The match expressions (with their query terms) of the candidate words; words that match fewer documents get no list later. */
-function headExpressions(db: DatabaseSync, minMatches: number, source: HeadWordSource | undefined): Map<string, QueryTerm> {
+function headExpressions(db: DatabaseSync, file: string, minMatches: number, source: HeadWordSource | undefined): Map<string, QueryTerm> {
   let words: string[];
   if (source) {
     words = source(minMatches);
   } else {
-    db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.head_vocab USING fts5vocab(main, documents_fts, 'col')`);
+    db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.head_vocab USING fts5vocab(${ftsSchemaOf(file)}, documents_fts, 'col')`);
     const rows = db.prepare(`SELECT term FROM temp.head_vocab WHERE col IN (${TEXT_COLUMNS}) GROUP BY term HAVING max(doc) >= ?`).all(minMatches) as { term: string }[];
     words = rows.map((row) => row.term);
   }
@@ -117,7 +118,7 @@ export async function buildHeadTerms(
   const started = performance.now();
   const documents = Number((db.prepare('SELECT count(*) AS n FROM documents WHERE duplicate_of IS NULL').get() as { n: number }).n);
   const minMatches = options.minMatches ?? headTermMinMatches(documents);
-  const terms = headExpressions(db, minMatches, options.words);
+  const terms = headExpressions(db, file, minMatches, options.words);
   const expressions = [...terms.keys()];
   const threads = file === ':memory:' ? 1 : Math.min(expressions.length, options.threads ?? Math.min(availableParallelism(), Math.ceil(expressions.length / WORDS_PER_THREAD)));
   const deepMinMatches = options.deepMinMatches ?? DEEP_HEAD_MIN_MATCHES;

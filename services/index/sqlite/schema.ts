@@ -5,7 +5,8 @@ import type { DatabaseSync } from 'node:sqlite';
 // 4: compound parts in the base columns once per text, and the text of link lists below a page's heading.
 // 5: base forms keep -ung/-heit/-keit (snowball-german.ts CHANGE 3); exact forms as written
 //    (lower case only: ß, umlauts and hyphenated spellings are word forms, analysis/index.ts).
-export const SQLITE_SCHEMA_VERSION = '5';
+// 6: the FTS5 table in a file of its own beside the documents (fts-file.ts), with fts_pending.
+export const SQLITE_SCHEMA_VERSION = '6';
 
 // Column weights of bm25 over (title_exact, body_exact, title_base, body_base, facets): a word in
 // the title counts ten times a word in the body. The base columns carry the ranking, so every form
@@ -22,7 +23,8 @@ export const SQLITE_SCHEMA_VERSION = '5';
 export const RANK_WEIGHTS = [1.0, 0.01, 10.0, 1.0, 0.0] as const;
 export const RANK_FUNCTION = `bm25(${RANK_WEIGHTS.map((weight) => String(weight)).join(', ')})`;
 
-export function createSchema(db: DatabaseSync): void {
+/** Creates what is missing; the FTS5 table in `ftsSchema` (fts-file.ts). */
+export function createSchema(db: DatabaseSync, ftsSchema: 'main' | 'fts' = 'main'): void {
   db.exec(`
     CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
     CREATE TABLE IF NOT EXISTS documents (
@@ -64,7 +66,9 @@ export function createSchema(db: DatabaseSync): void {
     CREATE TABLE IF NOT EXISTS head_terms (expression TEXT PRIMARY KEY, total INTEGER NOT NULL, seqs BLOB NOT NULL, scores BLOB NOT NULL) WITHOUT ROWID;
     CREATE TABLE IF NOT EXISTS aliases (alias_id TEXT PRIMARY KEY, url TEXT NOT NULL, document_id TEXT NOT NULL);
     CREATE INDEX IF NOT EXISTS aliases_document ON aliases(document_id);
-    CREATE VIRTUAL TABLE IF NOT EXISTS documents_fts USING fts5(
+    -- Writes whose FTS5 changes may not be in the FTS5 file yet: the seqs (uint32) of each, by generation.
+    CREATE TABLE IF NOT EXISTS fts_pending (generation INTEGER PRIMARY KEY, seqs BLOB NOT NULL);
+    CREATE VIRTUAL TABLE IF NOT EXISTS ${ftsSchema}.documents_fts USING fts5(
       title_exact, body_exact, title_base, body_base, facets,
       content='', contentless_delete=1, tokenize="ascii tokenchars '_'"
     );

@@ -9,6 +9,8 @@ import { stageClock } from '../../core/stage-timings.ts';
 import { fingerprintBits } from '../../core/text.ts';
 import { buildExactMatch, buildMatch, buildTitleMatch, facetsOf, phraseMatch, termMatch } from './fts-query.ts';
 import { Fts5FormatError } from './fts5-postings.ts';
+import { applyFtsOps, attachFts, FTS_DELETE, FTS_INSERT, FTS_SCHEMA, ftsFileOf, ftsSchemaOf, ftsStatements, type FtsOp, type FtsStatements } from './fts-file.ts';
+import { FtsWriter } from './fts-writer.ts';
 import { ListSearcher } from './list-search.ts';
 import { ScoreLists, scoreListsFile, writeScoreLists, type PhraseSide, type PostingList, type ScoreListsBuild } from './score-lists.ts';
 import { buildHeadTerms, DEEP_HEAD_LIST_LENGTH, DEEP_HEAD_MIN_MATCHES, HEAD_LIST_LENGTH, hasFilters, readHeadList, type HeadList, type HeadTermRanker, type HeadTermsBuild } from './head-terms.ts';
@@ -43,6 +45,11 @@ export interface SqliteIndexOptions {
   lazyFrom?: number;
   /** Blocks of a list's frequencies a query reads one by one before it reads them all (default: list-search.ts; tests set it). */
   frequencyBlocksMax?: number;
+  /**
+   * The writer writes the FTS5 file on a thread of its own (fts-writer.ts) while it goes on with
+   * the next rows: for ingestion. Until `close` or `optimize`, its searches may miss the last writes.
+   */
+  ftsThread?: boolean;
 }
 
 /** A reader opened before the index can be read: nothing ingested yet, or a writer holds the lock. */
@@ -59,9 +66,14 @@ const RANK_ALL_UP_TO = 4000;
 export const READ_PRAGMAS = 'PRAGMA mmap_size = 268435456; PRAGMA cache_size = -32768; PRAGMA temp_store = MEMORY';
 const READ_CACHE_KIB = 32_768;
 /** The writer's: the same map, a larger cache for the b-tree pages that inserts touch. */
-const WRITE_PRAGMAS = 'PRAGMA wal_autocheckpoint = 65536; PRAGMA mmap_size = 268435456; PRAGMA cache_size = -65536; PRAGMA temp_store = MEMORY';
+const WRITE_CACHE_KIB = 65_536;
+const WRITE_PRAGMAS = `PRAGMA wal_autocheckpoint = 65536; PRAGMA mmap_size = 268435456; PRAGMA cache_size = -${WRITE_CACHE_KIB}; PRAGMA temp_store = MEMORY`;
 /** FTS5's pending terms of a write transaction, at most (its 'hashsize'). */
 const FTS_PENDING_BYTES = 32 * 2 ** 20;
+/** A reader's page cache for the FTS5 file, KiB (only words without score lists read it). */
+const READ_FTS_CACHE_KIB = 8192;
+/** Committed writes whose FTS5 rows the FTS5 thread may still be writing before the next waits. */
+const FTS_WRITES_IN_FLIGHT = 2;
 const COUNT_SLICE = 32_768; // row ids per counting statement at first
 /** Newest records of a title that the near-duplicate check compares with. */
 const NEAR_DUPLICATE_WINDOW = 200;
@@ -124,7 +136,8 @@ export class SqliteIndex implements DocumentIndex {
       // WAL: readers never block the writer; every committed transaction survives a killed process.
       this.db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL');
       checkSchemaVersion(this.db, options.file);
-      createSchema(this.db);
+      this.attachFtsFile();
+      createSchema(this.db, ftsSchemaOf(options.file));
       if (options.file !== ':memory:') removeStaleTemporaries(options.file);
       // Merge FTS5 segments rarely while writing (each merge rewrites what it merges; measured at
       // 100k documents: 15 % less time than merging 16 at a time, a third less than the default
@@ -135,12 +148,15 @@ export class SqliteIndex implements DocumentIndex {
       // 2500 documents makes one segment instead of about seven: the writer's thread stored 100k
       // records with 13 % less CPU (scripts/bench/write.ts). At most this much more memory.
       this.db.exec(`INSERT INTO documents_fts(documents_fts, rank) VALUES ('hashsize', ${FTS_PENDING_BYTES})`);
+      this.repairFts();
+      if (options.ftsThread && options.file !== ':memory:') this.ftsWriter = new FtsWriter(options.file, (generation) => this.ftsWritten.push(generation));
     } else {
       try {
         checkSchemaVersion(this.db, options.file);
         if (!this.db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'documents'`).get()) {
           throw new IndexNotReadyError(`the index at ${options.file} has no tables yet (the first ingestion is creating them)`);
         }
+        this.attachFtsFile();
       } catch (error) {
         this.db.close();
         // Locked by a writer past the busy timeout (e.g. while it creates the file): not ready yet.
@@ -150,6 +166,27 @@ export class SqliteIndex implements DocumentIndex {
     }
     this.db.exec(options.readOnly ? READ_PRAGMAS : WRITE_PRAGMAS);
     if (options.readOnly && this.memoryShare < 1) this.db.exec(`PRAGMA cache_size = -${Math.round(READ_CACHE_KIB * this.memoryShare)}`);
+    if (options.file !== ':memory:') {
+      const kib = options.readOnly ? Math.round(READ_FTS_CACHE_KIB * this.memoryShare) : WRITE_CACHE_KIB;
+      this.db.exec(`PRAGMA ${FTS_SCHEMA}.cache_size = -${kib}`);
+    }
+  }
+
+  /**
+   * Attaches the FTS5 file (fts-file.ts). A writer creates it with a new index, and refuses an
+   * index whose rows are there without it; for a reader it must be there already.
+   */
+  private attachFtsFile(): void {
+    if (this.file === ':memory:') return;
+    if (this.readOnly && !existsSync(ftsFileOf(this.file))) throw new IndexNotReadyError(`the index at ${this.file} has no FTS5 file yet`);
+    const hasRows = Boolean(this.db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'documents'`).get());
+    attachFts(this.db, this.file);
+    if (this.readOnly) return;
+    this.db.exec(`PRAGMA ${FTS_SCHEMA}.journal_mode = WAL; PRAGMA ${FTS_SCHEMA}.synchronous = NORMAL`);
+    if (hasRows && !this.db.prepare(`SELECT 1 FROM ${FTS_SCHEMA}.sqlite_master WHERE name = 'documents_fts'`).get()) {
+      this.db.close();
+      throw new Error(`the index ${this.file} has lost its FTS5 file ${ftsFileOf(this.file)}: re-ingest into a new data directory`);
+    }
   }
 
   private statement(sql: string): StatementSync {
@@ -509,9 +546,19 @@ export class SqliteIndex implements DocumentIndex {
   private readonly titleWindows = new TitleWindows(NEAR_DUPLICATE_WINDOW, TITLE_WINDOW_ENTRIES);
   private writerDataVersion = -1;
 
-  /** Starts a write transaction; the title windows are dropped when another connection has written since. */
+  /**
+   * Starts a write transaction; the title windows are dropped when another connection has written since.
+   * It takes the write lock of the documents' file at once with its first statement, and of the FTS5
+   * file only if it writes there itself (BEGIN IMMEDIATE would take both, and the FTS5 thread holds one).
+   */
   private begin(): void {
-    this.db.exec('BEGIN IMMEDIATE');
+    this.db.exec('BEGIN');
+    try {
+      this.dropWrittenNotes();
+    } catch (error) {
+      this.db.exec('ROLLBACK');
+      throw error;
+    }
     const version = this.dataVersion();
     if (version !== this.writerDataVersion) this.titleWindows.clear();
     this.writerDataVersion = version;
@@ -521,6 +568,7 @@ export class SqliteIndex implements DocumentIndex {
     if (this.db.isTransaction) this.db.exec('ROLLBACK');
     this.titleWindows.clear();
     this.pendingChange = null;
+    this.ftsOps = [];
   }
 
   /** The newest change time of the documents written in the open transaction: stored once, at its commit. */
@@ -530,28 +578,92 @@ export class SqliteIndex implements DocumentIndex {
     if (this.pendingChange === null || changedAt > this.pendingChange) this.pendingChange = changedAt;
   }
 
-  /** Every commit makes a new generation of the index, so that readers know stored head lists are stale. */
+  /**
+   * Every commit makes a new generation of the index, so that readers know stored head lists are stale.
+   * The FTS5 rows of the write follow the commit (fts-file.ts): on the FTS5 thread, or here.
+   */
   private commit(): void {
-    this.statement(`INSERT INTO meta (key, value) VALUES ('generation', '1') ON CONFLICT(key) DO UPDATE SET value = value + 1`).run();
+    const { value } = this.statement(`INSERT INTO meta (key, value) VALUES ('generation', '1') ON CONFLICT(key) DO UPDATE SET value = value + 1 RETURNING value`).get() as {
+      value: string;
+    };
+    const generation = Number(value);
     if (this.pendingChange !== null) {
       this.statement(`INSERT INTO meta (key, value) VALUES ('last_document_change', ?1)
         ON CONFLICT(key) DO UPDATE SET value = max(value, ?1)`).run(this.pendingChange);
       this.pendingChange = null;
     }
+    const ops = this.ftsOps;
+    this.ftsOps = [];
+    if (ops.length > 0) this.statement('INSERT INTO fts_pending (generation, seqs) VALUES (?, ?)').run(generation, seqsOf(ops));
     this.db.exec('COMMIT');
+    if (ops.length === 0) return;
+    if (this.ftsWriter) return this.ftsWriter.post(generation, ops);
+    applyFtsOps(this.db, ops, this.ftsStatements());
+    this.ftsWritten.push(generation);
   }
 
   /** Ingestion writes many documents per commit: one fsync-free WAL commit per batch, not per document. */
   async writeBatch<T>(work: () => Promise<T>): Promise<T> {
     this.begin();
+    let result: T;
     try {
-      const result = await work();
+      result = await work();
       this.commit();
-      return result;
     } catch (error) {
       this.rollback();
       throw error;
     }
+    await this.ftsWriter?.settled(FTS_WRITES_IN_FLIGHT);
+    return result;
+  }
+
+  /** The FTS5 thread, when the writer has one (`ftsThread`). */
+  private ftsWriter: FtsWriter | null = null;
+  /** FTS5 changes of the open write transaction, written after its commit. */
+  private ftsOps: FtsOp[] = [];
+  /** Generations whose FTS5 rows are written: their fts_pending notes go with the next write. */
+  private ftsWritten: number[] = [];
+  private ftsStatementsCache: FtsStatements | null = null;
+
+  /** Notes of writes whose FTS5 rows are written now go (fts-file.ts); a write statement even when there are none. */
+  private dropWrittenNotes(): void {
+    this.statement('DELETE FROM fts_pending WHERE generation IN (SELECT value FROM json_each(?))').run(JSON.stringify(this.ftsWritten));
+    this.ftsWritten = [];
+  }
+
+  private ftsStatements(): FtsStatements {
+    return (this.ftsStatementsCache ??= ftsStatements(this.db));
+  }
+
+  /** An FTS5 change of the open write: in memory at once (one database), else after the commit. */
+  private ftsChange(op: FtsOp): void {
+    if (this.file !== ':memory:') this.ftsOps.push(op);
+    else if (typeof op === 'number') this.statement(FTS_DELETE).run(op);
+    else this.statement(FTS_INSERT).run(...op);
+  }
+
+  /**
+   * Writes again, from the rows, the FTS5 rows of writes whose notes are still in fts_pending: a
+   * process killed between its two commits left them unwritten (or written: writing again is the same).
+   */
+  private repairFts(): void {
+    if (this.file === ':memory:') return;
+    const notes = this.db.prepare('SELECT generation, seqs FROM fts_pending ORDER BY generation').all() as { generation: number; seqs: Uint8Array }[];
+    if (notes.length === 0) return;
+    const seqs = new Set<number>();
+    for (const note of notes) for (const seq of new Uint32Array(note.seqs.slice().buffer)) seqs.add(seq);
+    const ops: FtsOp[] = [];
+    for (const seq of seqs) {
+      ops.push(seq);
+      const row = this.db.prepare('SELECT * FROM documents WHERE seq = ?').get(seq) as DocumentRow | undefined;
+      if (!row || row.duplicate_of !== null) continue;
+      const doc = toDocument(row);
+      const title = analyzeForIndex(doc.title);
+      const body = analyzeForIndex(doc.text);
+      ops.push([seq, title.exact, body.exact, title.base, body.base, facetsOf(doc)]);
+    }
+    applyFtsOps(this.db, ops, this.ftsStatements());
+    this.db.prepare('DELETE FROM fts_pending WHERE generation <= ?').run(notes.at(-1)!.generation);
   }
 
   putSync(doc: StoredDocument): WriteOutcome {
@@ -563,7 +675,7 @@ export class SqliteIndex implements DocumentIndex {
       this.titleWindows.clear(); // its title, fingerprint or duplicate state may change
       seq = existing.seq;
       this.statement(`UPDATE documents SET (${ROW_COLUMNS}) = (${ROW_PARAMS}) WHERE seq = $seq`).run({ ...prefixed(row), $seq: seq });
-      this.statement('DELETE FROM documents_fts WHERE rowid = ?').run(seq);
+      this.ftsChange(seq);
     } else {
       seq = Number(this.statement(`INSERT INTO documents (${ROW_COLUMNS}) VALUES (${ROW_PARAMS})`).run(prefixed(row)).lastInsertRowid);
       if (!doc.duplicateOf) this.titleWindows.added(row.title_key, seq, row.fingerprint);
@@ -571,9 +683,7 @@ export class SqliteIndex implements DocumentIndex {
     if (!doc.duplicateOf) {
       const title = doc.prepared?.title ?? analyzeForIndex(doc.title);
       const body = doc.prepared?.body ?? analyzeForIndex(doc.text);
-      this.statement(
-        'INSERT INTO documents_fts (rowid, title_exact, body_exact, title_base, body_base, facets) VALUES (?, ?, ?, ?, ?, ?)',
-      ).run(seq, title.exact, body.exact, title.base, body.base, facetsOf(doc));
+      this.ftsChange([seq, title.exact, body.exact, title.base, body.base, facetsOf(doc)]);
     }
     this.noteChange(doc.changedAt);
     return existing ? 'updated' : 'added';
@@ -618,7 +728,7 @@ export class SqliteIndex implements DocumentIndex {
       this.titleWindows.clear();
       const row = this.statement('SELECT seq FROM documents WHERE id = ?').get(id) as { seq: number } | undefined;
       if (!row) return false;
-      this.statement('DELETE FROM documents_fts WHERE rowid = ?').run(row.seq);
+      this.ftsChange(row.seq);
       this.statement('DELETE FROM documents WHERE seq = ?').run(row.seq);
       this.statement('DELETE FROM aliases WHERE document_id = ?').run(id);
       this.noteChange(new Date().toISOString());
@@ -664,6 +774,8 @@ export class SqliteIndex implements DocumentIndex {
   async optimize(
     options: { headTermMinMatches?: number; deepHeadMinMatches?: number; threads?: number; blockDataFrom?: number } = {},
   ): Promise<HeadTermsBuild & { scoreLists: ScoreListsBuild | null }> {
+    await this.ftsWriter?.settled();
+    this.dropWrittenNotes();
     this.db.exec(`INSERT INTO documents_fts(documents_fts) VALUES ('optimize')`);
     const scoreLists = await this.buildScoreLists(options);
     const deepMinMatches = options.deepHeadMinMatches ?? DEEP_HEAD_MIN_MATCHES;
@@ -702,10 +814,18 @@ export class SqliteIndex implements DocumentIndex {
   }
 
   async close(): Promise<void> {
-    this.closeSync();
+    try {
+      await this.ftsWriter?.close();
+      if (this.ftsWritten.length > 0 && this.db.isOpen && !this.db.isTransaction) this.dropWrittenNotes();
+    } finally {
+      this.closeSync();
+    }
   }
 
+  /** Closes at once: FTS5 rows the FTS5 thread has not written yet are written by the next writer (repairFts). */
   closeSync(): void {
+    this.ftsWriter?.stop();
+    this.ftsWriter = null;
     this.scoreLists?.lists.close();
     this.scoreLists = null;
     if (this.db.isOpen) this.db.close();
@@ -723,6 +843,16 @@ function rankerOf(lists: ListSearcher, deepMinMatches: number): HeadTermRanker {
     const length = lists.matchesAtMost(term) >= deepMinMatches ? DEEP_HEAD_LIST_LENGTH : HEAD_LIST_LENGTH;
     return lists.search({ terms: [term], order: 'relevance', limit: length - 1, offset: 0, countBudgetMs: Infinity });
   };
+}
+
+/** The seqs an FTS5 change list touches, as uint32 bytes (fts_pending). */
+function seqsOf(ops: readonly FtsOp[]): Uint8Array {
+  const seqs = new Uint32Array(ops.length);
+  for (let i = 0; i < ops.length; i++) {
+    const op = ops[i];
+    seqs[i] = typeof op === 'number' ? op : op[0];
+  }
+  return new Uint8Array(seqs.buffer);
 }
 
 function* iterateRows<R, T>(rows: Iterable<R>, convert: (row: R) => T): Generator<T> {

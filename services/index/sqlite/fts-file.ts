@@ -1,0 +1,73 @@
+import { DatabaseSync } from 'node:sqlite';
+
+// The FTS5 table lives in a file of its own beside the documents ("index.fts.sqlite" beside
+// "index.sqlite"), attached to every connection as `fts`, so that SQL names it without a schema.
+// SQLite lets one writer at a time write a file: with two files, ingestion writes the rows on its
+// thread and the FTS5 rows on a second one (fts-writer.ts), in parallel (a 50k-record spike:
+// a third less wall time and less CPU, scripts/bench/fts-second-file.ts). A write commits the
+// rows first, with the seqs whose FTS5 rows change (fts_pending), and the FTS5 rows after; a
+// pending note is removed once they are written, so whatever a killed process left unwritten is
+// written again from the rows when the next writer opens (sqlite-index.ts `repairFts`).
+// An in-memory index keeps one database: the FTS5 table in `main`, written in the same transaction.
+
+export const FTS_SCHEMA = 'fts';
+
+export function ftsFileOf(indexFile: string): string {
+  return `${indexFile.replace(/\.sqlite$/, '')}.fts.sqlite`;
+}
+
+/** The schema the FTS5 table of an index at `file` is in. */
+export function ftsSchemaOf(file: string): 'main' | typeof FTS_SCHEMA {
+  return file === ':memory:' ? 'main' : FTS_SCHEMA;
+}
+
+/** Attaches the FTS5 file to a connection of the index at `file` (read-only if the connection is). */
+export function attachFts(db: DatabaseSync, file: string): void {
+  if (file === ':memory:') return;
+  db.prepare(`ATTACH DATABASE ? AS ${FTS_SCHEMA}`).run(ftsFileOf(file));
+}
+
+/** A read-only connection to the index at `file`, its FTS5 file attached (the lists' and head terms' workers). */
+export function openIndexReader(file: string): DatabaseSync {
+  const db = new DatabaseSync(file, { readOnly: true });
+  try {
+    attachFts(db, file);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+  return db;
+}
+
+/**
+ * One FTS5 change: a row id to delete, or a row to insert (row id, then title_exact, body_exact,
+ * title_base, body_base, facets). An update is a delete followed by an insert of the same row id.
+ */
+export type FtsOp = number | [number, string, string, string, string, string];
+
+export const FTS_INSERT = 'INSERT INTO documents_fts (rowid, title_exact, body_exact, title_base, body_base, facets) VALUES (?, ?, ?, ?, ?, ?)';
+export const FTS_DELETE = 'DELETE FROM documents_fts WHERE rowid = ?';
+
+/** Applies `ops` in one transaction of `db`. */
+export function applyFtsOps(db: DatabaseSync, ops: readonly FtsOp[], statements: FtsStatements = ftsStatements(db)): void {
+  db.exec('BEGIN');
+  try {
+    for (const op of ops) {
+      if (typeof op === 'number') statements.remove.run(op);
+      else statements.insert.run(...op);
+    }
+    db.exec('COMMIT');
+  } catch (error) {
+    if (db.isTransaction) db.exec('ROLLBACK');
+    throw error;
+  }
+}
+
+export interface FtsStatements {
+  insert: ReturnType<DatabaseSync['prepare']>;
+  remove: ReturnType<DatabaseSync['prepare']>;
+}
+
+export function ftsStatements(db: DatabaseSync): FtsStatements {
+  return { insert: db.prepare(FTS_INSERT), remove: db.prepare(FTS_DELETE) };
+}

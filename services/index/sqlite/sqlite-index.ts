@@ -14,7 +14,7 @@ import { FtsWriter } from './fts-writer.ts';
 import { ListSearcher } from './list-search.ts';
 import { ScoreLists, scoreListsFile, writeScoreLists, type PhraseSide, type PostingList, type ScoreListsBuild } from './score-lists.ts';
 import { buildHeadTerms, DEEP_HEAD_LIST_LENGTH, DEEP_HEAD_MIN_MATCHES, HEAD_LIST_LENGTH, hasFilters, readHeadList, type HeadList, type HeadTermRanker, type HeadTermsBuild } from './head-terms.ts';
-import { HIT_COLUMNS, hitDocumentOf, hitRowBytes, prefixed, ROW_COLUMNS, ROW_PARAMS, signatureOf, toDocument, toRow, type DocumentRow } from './rows.ts';
+import { FINGERPRINT_VALUE, HIT_COLUMNS, hitDocumentOf, hitRowBytes, ROW_COLUMNS, ROW_PLACEHOLDERS, rowValuesOf, signatureOf, TITLE_KEY_VALUE, toDocument, type DocumentRow } from './rows.ts';
 import { checkSchemaVersion, createSchema } from './schema.ts';
 import { removeStaleTemporaries } from './stale-files.ts';
 import { closestOf, TitleWindow, TitleWindows } from './title-windows.ts';
@@ -72,6 +72,7 @@ const WRITE_PRAGMAS = `PRAGMA wal_autocheckpoint = 65536; PRAGMA mmap_size = 268
 const FTS_PENDING_BYTES = 32 * 2 ** 20;
 /** A reader's page cache for the FTS5 file, KiB (only words without score lists read it). */
 const READ_FTS_CACHE_KIB = 8192;
+const READ_FTS_MAP_BYTES = 64 * 2 ** 20;
 /** Committed writes whose FTS5 rows the FTS5 thread may still be writing before the next waits. */
 const FTS_WRITES_IN_FLIGHT = 2;
 const COUNT_SLICE = 32_768; // row ids per counting statement at first
@@ -167,8 +168,10 @@ export class SqliteIndex implements DocumentIndex {
     this.db.exec(options.readOnly ? READ_PRAGMAS : WRITE_PRAGMAS);
     if (options.readOnly && this.memoryShare < 1) this.db.exec(`PRAGMA cache_size = -${Math.round(READ_CACHE_KIB * this.memoryShare)}`);
     if (options.file !== ':memory:') {
+      // The FTS5 file's pages: a smaller map and cache for a reader, no map for the writer (its
+      // merges and list builds would count every page they read in the process's memory).
       const kib = options.readOnly ? Math.round(READ_FTS_CACHE_KIB * this.memoryShare) : WRITE_CACHE_KIB;
-      this.db.exec(`PRAGMA ${FTS_SCHEMA}.cache_size = -${kib}`);
+      this.db.exec(`PRAGMA ${FTS_SCHEMA}.cache_size = -${kib}; PRAGMA ${FTS_SCHEMA}.mmap_size = ${options.readOnly ? READ_FTS_MAP_BYTES : 0}`);
     }
   }
 
@@ -669,16 +672,16 @@ export class SqliteIndex implements DocumentIndex {
   putSync(doc: StoredDocument): WriteOutcome {
     const existing = this.statement('SELECT * FROM documents WHERE id = ?').get(doc.id) as DocumentRow | undefined;
     if (existing && signatureOf(toDocument(existing)) === signatureOf(doc)) return 'unchanged';
-    const row = toRow(doc);
+    const values = rowValuesOf(doc);
     let seq: number;
     if (existing) {
       this.titleWindows.clear(); // its title, fingerprint or duplicate state may change
       seq = existing.seq;
-      this.statement(`UPDATE documents SET (${ROW_COLUMNS}) = (${ROW_PARAMS}) WHERE seq = $seq`).run({ ...prefixed(row), $seq: seq });
+      this.statement(`UPDATE documents SET (${ROW_COLUMNS}) = (${ROW_PLACEHOLDERS}) WHERE seq = ?`).run(...values, seq);
       this.ftsChange(seq);
     } else {
-      seq = Number(this.statement(`INSERT INTO documents (${ROW_COLUMNS}) VALUES (${ROW_PARAMS})`).run(prefixed(row)).lastInsertRowid);
-      if (!doc.duplicateOf) this.titleWindows.added(row.title_key, seq, row.fingerprint);
+      seq = Number(this.statement(`INSERT INTO documents (${ROW_COLUMNS}) VALUES (${ROW_PLACEHOLDERS})`).run(...values).lastInsertRowid);
+      if (!doc.duplicateOf) this.titleWindows.added(values[TITLE_KEY_VALUE] as string, seq, values[FINGERPRINT_VALUE] as string | null);
     }
     if (!doc.duplicateOf) {
       const title = doc.prepared?.title ?? analyzeForIndex(doc.title);
@@ -774,7 +777,9 @@ export class SqliteIndex implements DocumentIndex {
   async optimize(
     options: { headTermMinMatches?: number; deepHeadMinMatches?: number; threads?: number; blockDataFrom?: number } = {},
   ): Promise<HeadTermsBuild & { scoreLists: ScoreListsBuild | null }> {
-    await this.ftsWriter?.settled();
+    // The FTS5 thread's work is done: its memory goes before the merge, which writes on this connection.
+    await this.ftsWriter?.close();
+    this.ftsWriter = null;
     this.dropWrittenNotes();
     this.db.exec(`INSERT INTO documents_fts(documents_fts) VALUES ('optimize')`);
     const scoreLists = await this.buildScoreLists(options);

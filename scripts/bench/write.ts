@@ -3,7 +3,9 @@
 // One thread, CPU time of this process (process.cpuUsage), so a busy machine moves it less than wall
 // time; the final merge and lists are timed on their own.
 //   node_modules/.bin/node scripts/bench/write.ts --records FILE.jsonl [--limit N] [--batch N] [--repeat N]
-//     [--variants "BATCH[:PRAGMA ...]|..."] [--streams FILE]
+//     [--variants "BATCH[:PRAGMA ...]|..."] [--streams FILE] [--fts-thread]
+// --fts-thread writes the FTS5 file on a second thread, as `fundus ingest` does (CPU: both threads,
+// and this thread alone).
 // --streams writes the four analysed streams and the facets of every record (JSON lines), for
 // scripts/bench/fts5-insert.py: SQLite's FTS5 alone, driven from Python, on the same input.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -21,7 +23,7 @@ import { readRecords } from '../../services/ingest/records.ts';
 const { values } = parseArgs({
   options: {
     records: { type: 'string' }, limit: { type: 'string', default: '20000' }, batch: { type: 'string', default: '2500' }, repeat: { type: 'string', default: '1' },
-    variants: { type: 'string' }, streams: { type: 'string' },
+    variants: { type: 'string' }, streams: { type: 'string' }, 'fts-thread': { type: 'boolean', default: false },
   },
 });
 if (!values.records) throw new Error('--records FILE.jsonl is required');
@@ -59,10 +61,11 @@ for (let round = 0; round < Number(values.repeat) * variants.length; round++) {
   const [variantBatch, pragmas] = variants[round % variants.length].split(':');
   const batch = Number(variantBatch);
   const dir = mkdtempSync(join(tmpdir(), 'fundus-bench-write-'));
-  const index = new SqliteIndex({ file: join(dir, 'index.sqlite') });
+  const index = new SqliteIndex({ file: join(dir, 'index.sqlite'), ftsThread: values['fts-thread'] });
   if (pragmas) (index as unknown as { db: { exec(sql: string): void } }).db.exec(pragmas);
   const now = new Date();
   let started = process.cpuUsage();
+  const threadStarted = process.threadCpuUsage();
   const wallStarted = performance.now();
   for (let from = 0; from < items.length; from += batch) {
     await index.writeBatch(async () => {
@@ -72,6 +75,7 @@ for (let round = 0; round < Number(values.repeat) * variants.length; round++) {
       }
     });
   }
+  const thread = process.threadCpuUsage(threadStarted);
   const storing = cpuSeconds(started);
   const storingWall = (performance.now() - wallStarted) / 1000;
   const segments = (index as unknown as { db: { prepare(sql: string): { get(): unknown } } }).db
@@ -82,7 +86,7 @@ for (let round = 0; round < Number(values.repeat) * variants.length; round++) {
   await index.optimize();
   const final = cpuSeconds(started);
   console.log(
-    `${items.length} records, batches of ${batch}${pragmas ? ` (${pragmas})` : ''}: storing ${storing.toFixed(2)} CPU s (${((storing / items.length) * 1e6).toFixed(0)} µs a record, ${storingWall.toFixed(2)} s wall, ${segments.n} FTS5 segments); ` +
+    `${items.length} records, batches of ${batch}${pragmas ? ` (${pragmas})` : ''}: storing ${storing.toFixed(2)} CPU s (${((storing / items.length) * 1e6).toFixed(0)} µs a record; this thread ${((thread.user + thread.system) / 1e6).toFixed(2)} s; ${storingWall.toFixed(2)} s wall, ${segments.n} FTS5 segments); ` +
       `final step ${final.toFixed(2)} CPU s of this thread, ${((performance.now() - finalWall) / 1000).toFixed(2)} s wall`,
   );
   await index.close();

@@ -176,5 +176,6 @@ describe('sqlite index: the FTS5 file', () => {
     expect(() => new SqliteIndex({ file })).toThrow(/lost its FTS5 file/);
     expect(existsSync(ftsFileOf(file))).toBe(true); // created empty by the attempt, still refused next time
     expect(() => new SqliteIndex({ file })).toThrow(/lost its FTS5 file/);
+    expect(() => new SqliteIndex({ file, readOnly: true })).toThrow(IndexNotReadyError); // a file without the table yet
   });
 });

@@ -184,9 +184,13 @@ export class SqliteIndex implements DocumentIndex {
     if (this.readOnly && !existsSync(ftsFileOf(this.file))) throw new IndexNotReadyError(`the index at ${this.file} has no FTS5 file yet`);
     const hasRows = Boolean(this.db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'documents'`).get());
     attachFts(this.db, this.file);
-    if (this.readOnly) return;
+    const hasFts = Boolean(this.db.prepare(`SELECT 1 FROM ${FTS_SCHEMA}.sqlite_master WHERE name = 'documents_fts'`).get());
+    if (this.readOnly) {
+      if (!hasFts) throw new IndexNotReadyError(`the index at ${this.file} has no FTS5 table yet (the first ingestion is creating it)`);
+      return;
+    }
     this.db.exec(`PRAGMA ${FTS_SCHEMA}.journal_mode = WAL; PRAGMA ${FTS_SCHEMA}.synchronous = NORMAL`);
-    if (hasRows && !this.db.prepare(`SELECT 1 FROM ${FTS_SCHEMA}.sqlite_master WHERE name = 'documents_fts'`).get()) {
+    if (hasRows && !hasFts) {
       this.db.close();
       throw new Error(`the index ${this.file} has lost its FTS5 file ${ftsFileOf(this.file)}: re-ingest into a new data directory`);
     }

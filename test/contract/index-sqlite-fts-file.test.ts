@@ -166,6 +166,38 @@ describe('sqlite index: the FTS5 file', () => {
     await reader.close();
   });
 
+  it('reports a failure of the FTS5 thread to the ingestion, and the next writer writes what it could not', async () => {
+    const file = newFile();
+    const index = new SqliteIndex({ file, ftsThread: true });
+    await index.writeBatch(async () => {
+      for (const doc of docs.slice(0, 100)) await index.put(doc);
+    });
+    // Another connection holds the FTS5 file's write lock past the thread's busy timeout (5 s).
+    const locker = new DatabaseSync(ftsFileOf(file));
+    locker.exec('BEGIN IMMEDIATE');
+    const failed = (async () => {
+      for (let from = 100; from < 900; from += 100) {
+        await index.writeBatch(async () => {
+          for (const doc of docs.slice(from, from + 100)) await index.put(doc);
+        });
+      }
+      await index.close();
+    })();
+    await expect(failed).rejects.toThrow(/writing the FTS5 file failed: database is locked/);
+    index.closeSync();
+    locker.exec('ROLLBACK');
+    locker.close();
+    expect(pendingNotes(file)).toBeGreaterThanOrEqual(1);
+
+    new SqliteIndex({ file }).closeSync(); // repairs on opening
+    expect(pendingNotes(file)).toBe(0);
+    const rows = new DatabaseSync(file, { readOnly: true });
+    const stored = Number((rows.prepare('SELECT count(*) AS n FROM documents').get() as { n: number }).n);
+    rows.close();
+    expect(stored).toBeGreaterThan(100);
+    expect(ftsRows(file)).toBe(stored);
+  }, 30_000);
+
   it('a reader waits for an FTS5 file that is not there yet; a writer refuses rows that lost theirs', async () => {
     const file = newFile();
     const index = new SqliteIndex({ file });

@@ -55,7 +55,8 @@ export interface IndexStats {
 export type WriteOutcome = 'added' | 'updated' | 'unchanged';
 
 /** What the near-duplicate check reads of a candidate: an adapter need not read the whole record. */
-export type NearDuplicateCandidate = Pick<StoredDocument, 'id' | 'text' | 'duplicateOf'>;
+/** A record a new one may repeat; `text` may be read only when asked for (SQLite). */
+export type NearDuplicateCandidate = Pick<StoredDocument, 'id' | 'text' | 'duplicateOf' | 'contentHash'>;
 
 export interface DocumentIndex {
   search(query: IndexQuery): Promise<IndexSearchResult>;

@@ -20,16 +20,18 @@ const NEAR_DUPLICATE_CANDIDATES = 20;
 const NEAR_DUPLICATE_MAX_BITS = 10;
 
 /**
- * Shingles of the texts compared last, by text: a common title's newest records are the
- * candidates of every newcomer with that title, and each is shingled once instead of every time.
+ * Shingles of the records compared last, by record and content hash: a common title's newest
+ * records are the candidates of every newcomer with that title, and each is shingled once, its
+ * text read once (a candidate's text is read when asked for), instead of every time.
  */
 const recentShingles = new LruCache<string, Uint32Array>(1024);
 
-function shinglesOf(text: string): Uint32Array {
-  let shingles = recentShingles.get(text);
+function shinglesOf(doc: { id: string; contentHash: string; text: string }): Uint32Array {
+  const key = `${doc.id} ${doc.contentHash}`;
+  let shingles = recentShingles.get(key);
   if (!shingles) {
-    shingles = shingleSet(text);
-    recentShingles.set(text, shingles);
+    shingles = shingleSet(doc.text);
+    recentShingles.set(key, shingles);
   }
   return shingles;
 }
@@ -58,12 +60,12 @@ export async function storeDocument(index: DocumentIndex, doc: StoredDocument): 
     // with another footer line). Pages that share one text under different names (man page aliases
     // such as bunzip2/bzip2recover) are different documents to a searcher.
     const candidates = await index.findNearDuplicateCandidates(titleKeyOfDocument(doc), doc.fingerprint, NEAR_DUPLICATE_MAX_BITS, NEAR_DUPLICATE_CANDIDATES);
-    const shingles = candidates.length ? shinglesOf(doc.text) : null;
+    const shingles = candidates.length ? shinglesOf(doc) : null;
     const near = candidates.find(
       (other) =>
         other.id !== doc.id &&
         !other.duplicateOf &&
-        shingleSimilarity(shinglesOf(other.text), shingles!) >= NEAR_DUPLICATE_SIMILARITY &&
+        shingleSimilarity(shinglesOf(other), shingles!) >= NEAR_DUPLICATE_SIMILARITY &&
         differingRegions(other.text, doc.text) <= NEAR_DUPLICATE_MAX_REGIONS,
     );
     if (near) record = { ...doc, duplicateOf: near.id };

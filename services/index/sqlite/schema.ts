@@ -5,7 +5,8 @@ import type { DatabaseSync } from 'node:sqlite';
 // 4: compound parts in the base columns once per text, and the text of link lists below a page's heading.
 // 5: base forms keep -ung/-heit/-keit (snowball-german.ts CHANGE 3); exact forms as written
 //    (lower case only: ß, umlauts and hyphenated spellings are word forms, analysis/index.ts).
-// 6: the FTS5 table in a file of its own beside the documents (fts-file.ts), with fts_pending.
+// 6: the FTS5 table in a file of its own beside the documents (fts-file.ts), with fts_pending;
+//    the long columns (dates, content, text) at the end of a row.
 export const SQLITE_SCHEMA_VERSION = '6';
 
 // Column weights of bm25 over (title_exact, body_exact, title_base, body_base, facets): a word in
@@ -36,7 +37,6 @@ export function createSchema(db: DatabaseSync, ftsSchema: 'main' | 'fts' = 'main
       source_domain TEXT NOT NULL,
       source_id TEXT NOT NULL,
       title TEXT NOT NULL,
-      text TEXT NOT NULL,
       content_type TEXT NOT NULL,
       document_type TEXT NOT NULL,
       language TEXT,
@@ -44,16 +44,18 @@ export function createSchema(db: DatabaseSync, ftsSchema: 'main' | 'fts' = 'main
       modified_at TEXT,
       content_date TEXT,
       age_date TEXT,
-      dates TEXT NOT NULL,
       fetched_at TEXT NOT NULL,
       content_hash TEXT NOT NULL,
       title_key TEXT NOT NULL,
       fingerprint TEXT,
       topic TEXT,
       is_news INTEGER NOT NULL,
-      content TEXT NOT NULL,
       duplicate_of TEXT,
-      changed_at TEXT NOT NULL
+      changed_at TEXT NOT NULL,
+      -- The long columns last: a read of the others stops before a text's overflow pages.
+      dates TEXT NOT NULL,
+      content TEXT NOT NULL,
+      text TEXT NOT NULL
     );
     CREATE INDEX IF NOT EXISTS documents_content_hash ON documents(content_hash) WHERE duplicate_of IS NULL;
     CREATE INDEX IF NOT EXISTS documents_source ON documents(source_domain) WHERE duplicate_of IS NULL;

@@ -705,8 +705,9 @@ export class SqliteIndex implements DocumentIndex {
 
   async findNearDuplicateCandidates(titleKey: string, fingerprint: string, maxBits: number, limit: number): Promise<NearDuplicateCandidate[]> {
     // The 200 newest records with the title (from the covering index, or the writer's title
-    // windows), compared by fingerprint; the text only of the few that are close (not the whole
-    // row: in a collection whose titles repeat, most records have candidates).
+    // windows), compared by fingerprint; of the few that are close, the short columns, and the text
+    // only when the caller asks for it (its shingles are mostly remembered by content hash: reading
+    // the texts was a tenth of the writer's thread at a million records).
     const target = fingerprintBits(fingerprint);
     const load = () =>
       TitleWindow.of(
@@ -720,7 +721,18 @@ export class SqliteIndex implements DocumentIndex {
       this.db.isTransaction && !this.readOnly
         ? this.titleWindows.closest(titleKey, target, maxBits, limit, load)
         : closestOf(load(), target, maxBits, limit);
-    return this.documentsBySeq(seqs, 'seq, id, text, duplicate_of').map((row) => ({ id: row.id, text: row.text, duplicateOf: row.duplicate_of }));
+    const textOf = this.statement('SELECT text FROM documents WHERE seq = ?');
+    return this.documentsBySeq(seqs, 'seq, id, content_hash, duplicate_of').map((row) => {
+      let text: string | undefined;
+      return {
+        id: row.id,
+        contentHash: row.content_hash,
+        duplicateOf: row.duplicate_of,
+        get text() {
+          return (text ??= (textOf.get(row.seq) as { text: string }).text);
+        },
+      };
+    });
   }
 
   async addAlias(aliasId: string, url: string, primaryId: string): Promise<void> {

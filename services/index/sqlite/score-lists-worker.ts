@@ -1,17 +1,33 @@
-// Worker thread of the score-list build (score-lists.ts): writes the lists of the words that
-// start in its range of leaf pages to a file of its own, on its own read-only connection, and
-// sends back where each list is. Imports use .ts extensions so this file runs from source and compiled.
+// Worker thread of the score-list build (score-lists.ts), on its own read-only connection: either
+// writes the lists of the words that start in its range of leaf pages to a file of its own and
+// sends back where each list is, or reads the documents' facets and sends back their arrays.
+// Imports use .ts extensions so this file runs from source and compiled.
 import { closeSync, openSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
 import { parentPort, workerData } from 'node:worker_threads';
-import { FileWriter, writeListPostings, type ListsPartJob } from './score-lists.ts';
+import { FileWriter, generationOf, highestSeq, readDocumentFacets, writeListPostings, type FacetsJob, type ListsPartJob } from './score-lists.ts';
 
-const { indexFile, partFile, minDocuments, range, blockData } = workerData as ListsPartJob;
-const db = new DatabaseSync(indexFile, { readOnly: true });
-const fd = openSync(partFile, 'w');
+const job = workerData as ListsPartJob | FacetsJob;
+const db = new DatabaseSync(job.indexFile, { readOnly: true });
 try {
-  parentPort!.postMessage(writeListPostings(db, new FileWriter(fd), minDocuments, range, blockData));
+  if (job.kind === 'lists') {
+    const fd = openSync(job.partFile, 'w');
+    try {
+      const out = new FileWriter(fd);
+      const part = writeListPostings(db, out, job.minDocuments, job.range, job.blockData);
+      out.flush();
+      parentPort!.postMessage(part);
+    } finally {
+      closeSync(fd);
+    }
+  } else {
+    // One read transaction: the generation and highest row id tag the snapshot the arrays come from.
+    db.exec('BEGIN');
+    const facets = readDocumentFacets(db, generationOf(db), highestSeq(db));
+    db.exec('COMMIT');
+    const arrays = [facets.type, facets.host, facets.topic, facets.news, facets.age];
+    parentPort!.postMessage(facets, arrays.map((array) => array.buffer as ArrayBuffer)); // moved, not copied
+  }
 } finally {
-  closeSync(fd);
   db.close();
 }

@@ -89,23 +89,50 @@ export function normalizeTopic(topic: string): string {
   return topic.trim().toLowerCase();
 }
 
+/**
+ * Writes a file front to back. Small pieces (most lists are short: a few hundred thousand of them
+ * at a million documents) gather in a buffer and go out in large writes; `flush` before closing.
+ */
 export class FileWriter {
-  private position = 0;
+  /** Bytes written to the file (the buffer's start in the file). */
+  private written = 0;
+  private readonly buffer = new Uint8Array(1 << 20);
+  private buffered = 0;
   private readonly fd: number;
   constructor(fd: number) {
     this.fd = fd;
   }
   get offset(): number {
-    return this.position;
+    return this.written + this.buffered;
   }
   write(bytes: Uint8Array): void {
+    if (this.buffered + bytes.length <= this.buffer.length) {
+      this.buffer.set(bytes, this.buffered);
+      this.buffered += bytes.length;
+      return;
+    }
+    this.flush();
+    if (bytes.length * 2 <= this.buffer.length) {
+      this.buffer.set(bytes, 0);
+      this.buffered = bytes.length;
+    } else {
+      this.writeOut(bytes);
+    }
+  }
+  /** Writes out what is buffered. */
+  flush(): void {
+    const pending = this.buffered;
+    this.buffered = 0;
+    this.writeOut(this.buffer.subarray(0, pending));
+  }
+  private writeOut(bytes: Uint8Array): void {
     let done = 0;
-    while (done < bytes.length) done += writeSync(this.fd, bytes, done, bytes.length - done, this.position + done);
-    this.position += bytes.length;
+    while (done < bytes.length) done += writeSync(this.fd, bytes, done, bytes.length - done, this.written + done);
+    this.written += bytes.length;
   }
   /** Pads to a multiple of 8, so that every array starts aligned for its typed view. */
   align(): void {
-    if (this.position % 8) this.write(new Uint8Array(8 - (this.position % 8)));
+    if (this.offset % 8) this.write(new Uint8Array(8 - (this.offset % 8)));
   }
 }
 
@@ -128,13 +155,36 @@ export interface ListsPart {
   postings: number;
 }
 
-/** The job of a score-list worker thread. */
+/** The job of a score-list worker thread that writes lists. */
 export interface ListsPartJob {
+  kind: 'lists';
   indexFile: string;
   partFile: string;
   minDocuments: number;
   range: PageRange;
   blockData: BlockDataJob;
+}
+
+/** The job of a score-list worker thread that reads the documents' facets (`readDocumentFacets`). */
+export interface FacetsJob {
+  kind: 'facets';
+  indexFile: string;
+}
+
+/** The per-document arrays of the facets, with the values behind their codes, as of one snapshot of `documents`. */
+export interface DocumentFacets {
+  /** The index's generation and highest row id in the snapshot read: the lists use the arrays only if both are theirs. */
+  generation: string;
+  maxSeq: number;
+  type: Uint8Array;
+  host: Uint32Array;
+  topic: Uint16Array;
+  news: Uint8Array;
+  age: Uint32Array;
+  types: string[];
+  hosts: string[];
+  topics: string[];
+  agesComparable: boolean;
 }
 
 /** What the block data of the long lists is computed from: bm25's statistics, as a reader derives them (`ScoreLists`). */
@@ -144,6 +194,11 @@ export interface BlockDataJob {
   maxSeq: number;
   /** Each row's length norm (see `lengthNormsOf`), in a SharedArrayBuffer for the worker. */
   lengthNorm: Float64Array;
+  /**
+   * Set to 1 (Atomics) once `lengthNorm` is filled: the worker starts on its leaves while the
+   * calling thread still reads the row sizes, and waits only at its first list with block data.
+   */
+  ready?: Int32Array;
 }
 
 /** k1·(1 − b + b·length/avgdl) of every row: what a reader computes, by the same operations, so that scores come out identical. */
@@ -175,9 +230,15 @@ export function writeListPostings(db: DatabaseSync, out: FileWriter, minDocument
   readTermPostings(
     db,
     ({ token, rowids, counts }) => {
+      // Documents on each side, in one pass over the counts.
+      let exactDocuments = 0;
+      let baseDocuments = 0;
+      for (let c = 0; c < counts.length; c += FTS_COLUMNS) {
+        if (counts[c] || counts[c + 1]) exactDocuments++;
+        if (counts[c + 2] || counts[c + 3]) baseDocuments++;
+      }
       for (const [side, title, body] of sides) {
-        let documents = 0;
-        for (let i = 0; i < rowids.length; i++) if (counts[i * FTS_COLUMNS + title] || counts[i * FTS_COLUMNS + body]) documents++;
+        const documents = side === 'exact' ? exactDocuments : baseDocuments;
         // A phrase that is rare on its side but whose token FTS5 stores for many documents (a base
         // form like "eine", which is only ever an exact form) is listed too, however short: FTS5
         // would read the token's whole doclist to find its few matches (70 ms at a million documents).
@@ -196,6 +257,7 @@ export function writeListPostings(db: DatabaseSync, out: FileWriter, minDocument
         out.write(bytesOf(seqs));
         out.write(bytesOf(frequencies));
         if (documents >= blockData.from) {
+          if (blockData.ready) Atomics.wait(blockData.ready, 0, 0);
           const list = { seqs, frequencies, idf: inverseDocumentFrequency(blockData.rows, documents) };
           const blocks = blocksOf(list, blockData.lengthNorm, blockData.maxSeq, { noScores: true });
           out.align();
@@ -212,17 +274,90 @@ export function writeListPostings(db: DatabaseSync, out: FileWriter, minDocument
   return { lists, postings };
 }
 
-/** Starts a worker thread that writes the lists of `job.range` to `job.partFile`. */
-function writePartOnWorker(job: ListsPartJob): { done: Promise<ListsPart>; stop: () => Promise<number> } {
+/** Starts a worker thread (score-lists-worker.ts) on `job`; `done` is its one answer. */
+function runOnWorker<T>(job: ListsPartJob | FacetsJob): { done: Promise<T>; stop: () => Promise<number> } {
   const worker = new Worker(siblingUrl('score-lists-worker'), { workerData: job });
-  const done = new Promise<ListsPart>((resolve, reject) => {
-    let part: ListsPart | null = null;
-    worker.on('message', (message: ListsPart) => (part = message));
+  const done = new Promise<T>((resolve, reject) => {
+    let answer: T | null = null;
+    worker.on('message', (message: T) => (answer = message));
     worker.on('error', reject);
-    worker.on('exit', (code) => (part && code === 0 ? resolve(part) : reject(new Error(`score-list worker exited with ${code}`))));
+    worker.on('exit', (code) => (answer && code === 0 ? resolve(answer) : reject(new Error(`score-list worker exited with ${code}`))));
   });
-  done.catch(() => {}); // awaited once this thread's half is written; until then a failure must not go unhandled
+  done.catch(() => {}); // awaited once this thread's own work is done; until then a failure must not go unhandled
   return { done, stop: () => worker.terminate() };
+}
+
+/**
+ * The facets of every indexed document, read from `documents` (all of it: the facet columns come
+ * after the text in a row, so the scan reads every text; about 11 s at a million documents).
+ */
+export function readDocumentFacets(db: DatabaseSync, generation: string, maxSeq: number): DocumentFacets {
+  const facets: DocumentFacets = {
+    generation,
+    maxSeq,
+    type: new Uint8Array(maxSeq + 1),
+    host: new Uint32Array(maxSeq + 1),
+    topic: new Uint16Array(maxSeq + 1),
+    news: new Uint8Array(maxSeq + 1),
+    age: new Uint32Array(maxSeq + 1),
+    types: [],
+    hosts: [],
+    topics: [],
+    agesComparable: true,
+  };
+  const codes = { types: new Map<string, number>(), hosts: new Map<string, number>(), topics: new Map<string, number>([['', 0]]) };
+  const codeOf = (map: Map<string, number>, value: string) => map.get(value) ?? map.set(value, map.size).get(value)!;
+  const rows = db.prepare('SELECT seq, document_type, host, topic, is_news, age_date FROM documents WHERE duplicate_of IS NULL');
+  for (const row of rows.iterate() as Iterable<{ seq: number; document_type: string; host: string; topic: string | null; is_news: number; age_date: string | null }>) {
+    facets.type[row.seq] = codeOf(codes.types, row.document_type);
+    facets.host[row.seq] = codeOf(codes.hosts, row.host);
+    facets.topic[row.seq] = row.topic ? codeOf(codes.topics, normalizeTopic(row.topic)) : 0;
+    facets.news[row.seq] = row.is_news ? 1 : 0;
+    const age = ageKey(row.age_date);
+    if (age < 0) facets.agesComparable = false;
+    facets.age[row.seq] = Math.max(0, age);
+  }
+  facets.types = [...codes.types.keys()];
+  facets.hosts = [...codes.hosts.keys()];
+  facets.topics = [...codes.topics.keys()];
+  return facets;
+}
+
+/** The generation of the index `db` reads. */
+export function generationOf(db: DatabaseSync): string {
+  return String((db.prepare(`SELECT value FROM meta WHERE key = 'generation'`).get() as { value: string }).value);
+}
+
+export function highestSeq(db: DatabaseSync): number {
+  return Number((db.prepare('SELECT max(seq) AS last FROM documents').get() as { last: number | null }).last ?? 0);
+}
+
+/** Below this many rows the facets are read on the calling thread (a worker's start would cost more than it saves). */
+const FACET_THREAD_MIN_ROWS = 50_000;
+
+/** A scan of the facets on a worker thread; `facets` is null if it failed (the lists then read them themselves). */
+export interface FacetScan {
+  facets: Promise<DocumentFacets | null>;
+  stop: () => Promise<void>;
+}
+
+/**
+ * Starts reading the facets on a worker thread with a connection of its own, so that the scan
+ * runs beside the calling thread's work: FTS5's 'optimize' after ingestion (single-threaded in
+ * SQLite), else the score lists' pass over the leaves. With WAL the reader sees the committed rows
+ * while the caller writes; `writeScoreLists` uses its arrays only if no commit came in between.
+ * Null (read them in `writeScoreLists`) for an in-memory or small index, or one thread.
+ */
+export function startFacetScan(db: DatabaseSync, indexFile: string, threads?: number): FacetScan | null {
+  if (indexFile === ':memory:') return null;
+  if (threads === undefined ? availableParallelism() < 2 || highestSeq(db) < FACET_THREAD_MIN_ROWS : threads < 2) return null;
+  const worker = runOnWorker<DocumentFacets>({ kind: 'facets', indexFile });
+  return {
+    facets: worker.done.catch(() => null),
+    stop: async () => {
+      await worker.stop();
+    },
+  };
 }
 
 /** Appends the whole of `file` to `out`, in large chunks. */
@@ -249,31 +384,41 @@ export async function writeScoreLists(
   indexFile: string,
   file: string,
   generation: string,
-  options: { threads?: number; blockDataFrom?: number } = {},
+  options: { threads?: number; blockDataFrom?: number; facets?: Promise<DocumentFacets | null> } = {},
 ): Promise<ScoreListsBuild> {
   const started = performance.now();
   const averages = readAverages(db);
   const rows = averages.rows;
   const totalTokens = averages.columnTokens.reduce((sum, n) => sum + n, 0);
   const minDocuments = scoreListMinDocuments(rows);
-  const maxSeq = Number((db.prepare('SELECT max(seq) AS last FROM documents').get() as { last: number | null }).last ?? 0);
+  const maxSeq = highestSeq(db);
   const temporary = `${file}.${process.pid}.tmp`;
   const partFile = `${file}.${process.pid}.part.tmp`;
   const pages = leafPages(db);
   const threads = options.threads ?? (pages >= PARALLEL_MIN_PAGES ? availableParallelism() : 1);
   const split = threads > 1 && pages > 1 ? Math.ceil(pages / 2) + 1 : Number.POSITIVE_INFINITY;
   const tokens = new Uint32Array(maxSeq + 1);
-  for (const { rowid, tokens: size } of readRowSizes(db)) if (rowid <= maxSeq) tokens[rowid] = size;
   const avgdl = rows ? totalTokens / rows : 0;
-  const blockData: BlockDataJob = { from: options.blockDataFrom ?? blockDataMinDocuments(maxSeq), rows, maxSeq, lengthNorm: lengthNormsOf(tokens, avgdl, new Float64Array(new SharedArrayBuffer(8 * (maxSeq + 1)))) };
+  const blockData: BlockDataJob = {
+    from: options.blockDataFrom ?? blockDataMinDocuments(maxSeq),
+    rows,
+    maxSeq,
+    lengthNorm: new Float64Array(new SharedArrayBuffer(8 * (maxSeq + 1))),
+    ready: new Int32Array(new SharedArrayBuffer(4)),
+  };
+  // The worker starts first: it reads its leaves while this thread reads the row sizes (2–3 s at a million documents).
   const other = Number.isFinite(split)
-    ? writePartOnWorker({ indexFile, partFile, minDocuments, range: { fromPage: split, toPage: Number.POSITIVE_INFINITY }, blockData })
+    ? runOnWorker<ListsPart>({ kind: 'lists', indexFile, partFile, minDocuments, range: { fromPage: split, toPage: Number.POSITIVE_INFINITY }, blockData })
     : null;
   const fd = openSync(temporary, 'w');
   const out = new FileWriter(fd);
   let lists: ListEntries = { exact: [], base: [] };
   let postings = 0;
   try {
+    for (const { rowid, tokens: size } of readRowSizes(db)) if (rowid <= maxSeq) tokens[rowid] = size;
+    lengthNormsOf(tokens, avgdl, blockData.lengthNorm);
+    Atomics.store(blockData.ready!, 0, 1);
+    Atomics.notify(blockData.ready!, 0);
     ({ lists, postings } = writeListPostings(db, out, minDocuments, { fromPage: 1, toPage: split }, blockData));
     if (other) {
       const part = await other.done;
@@ -285,21 +430,10 @@ export async function writeScoreLists(
     }
     out.align();
 
-    const docs = Object.fromEntries(Object.entries(DOC_ARRAYS).map(([name, Type]) => [name, new Type(maxSeq + 1)])) as Record<DocArrayName, Uint32Array>;
-    docs.tokens.set(tokens);
-    const codes = { types: new Map<string, number>(), hosts: new Map<string, number>(), topics: new Map<string, number>([['', 0]]) };
-    const codeOf = (map: Map<string, number>, value: string) => map.get(value) ?? map.set(value, map.size).get(value)!;
-    let agesComparable = true;
-    const facets = db.prepare('SELECT seq, document_type, host, topic, is_news, age_date FROM documents WHERE duplicate_of IS NULL');
-    for (const row of facets.iterate() as Iterable<{ seq: number; document_type: string; host: string; topic: string | null; is_news: number; age_date: string | null }>) {
-      docs.type[row.seq] = codeOf(codes.types, row.document_type);
-      docs.host[row.seq] = codeOf(codes.hosts, row.host);
-      docs.topic[row.seq] = row.topic ? codeOf(codes.topics, normalizeTopic(row.topic)) : 0;
-      docs.news[row.seq] = row.is_news ? 1 : 0;
-      const age = ageKey(row.age_date);
-      if (age < 0) agesComparable = false;
-      docs.age[row.seq] = Math.max(0, age);
-    }
+    // Read beside the lists on a worker when the caller started it (and nothing was committed since), else here.
+    let facets = options.facets ? await options.facets : null;
+    if (!facets || facets.generation !== generation || facets.maxSeq !== maxSeq) facets = readDocumentFacets(db, generation, maxSeq);
+    const docs: Record<DocArrayName, Uint8Array | Uint16Array | Uint32Array> = { tokens, type: facets.type, host: facets.host, topic: facets.topic, news: facets.news, age: facets.age };
     const arrays = {} as Record<DocArrayName, number>;
     for (const name of Object.keys(DOC_ARRAYS) as DocArrayName[]) {
       arrays[name] = out.offset;
@@ -314,10 +448,10 @@ export async function writeScoreLists(
       maxSeq,
       minDocuments,
       blockDataFrom: blockData.from,
-      types: [...codes.types.keys()],
-      hosts: [...codes.hosts.keys()],
-      topics: [...codes.topics.keys()],
-      agesComparable,
+      types: facets.types,
+      hosts: facets.hosts,
+      topics: facets.topics,
+      agesComparable: facets.agesComparable,
       arrays,
       lists,
     };
@@ -327,6 +461,7 @@ export async function writeScoreLists(
     tail.writeUInt32LE(json.length, 0);
     tail.write(MAGIC, 4, 'latin1');
     out.write(tail);
+    out.flush();
   } catch (error) {
     await other?.stop();
     closeSync(fd);

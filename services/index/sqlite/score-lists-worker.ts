@@ -1,6 +1,6 @@
 // Worker thread of the score-list build (score-lists.ts), on its own read-only connection: either
-// writes the lists of the words that start in its range of leaf pages to a file of its own and
-// sends back where each list is, or reads the documents' facets and sends back their arrays.
+// writes the lists of the words that start in its range of leaf pages into the space it takes in
+// the lists' file and sends back where each list is, or reads the documents' facets and sends back their arrays.
 // Imports use .ts extensions so this file runs from source and compiled.
 import { closeSync, openSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
@@ -11,10 +11,10 @@ const job = workerData as ListsPartJob | FacetsJob;
 const db = new DatabaseSync(job.indexFile, { readOnly: true });
 try {
   if (job.kind === 'lists') {
-    const fd = openSync(job.partFile, 'w');
+    const fd = openSync(job.file, 'r+');
     try {
       const out = new FileWriter(fd);
-      const part = writeListPostings(db, out, job.minDocuments, job.range, job.blockData);
+      const part = writeListPostings(db, out, job.minDocuments, job.range, job.blockData, job.space);
       out.flush();
       parentPort!.postMessage(part);
     } finally {

@@ -1,11 +1,11 @@
 // Worker thread of the score-list build (score-lists.ts), on its own read-only connection: either
 // writes the lists of the words that start in its range of leaf pages into the space it takes in
-// the lists' file and sends back where each list is, or reads the documents' facets and sends back their arrays.
+// the lists' file and sends back where each list is, or reads the rows' sizes and the documents' facets and sends back their arrays.
 // Imports use .ts extensions so this file runs from source and compiled.
 import { closeSync, openSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
 import { parentPort, workerData } from 'node:worker_threads';
-import { FileWriter, generationOf, highestSeq, readDocumentFacets, writeListPostings, type FacetsJob, type ListsPartJob } from './score-lists.ts';
+import { FileWriter, generationOf, highestSeq, readDocumentFacets, readTokenCounts, writeListPostings, type FacetsJob, type ListsPartJob } from './score-lists.ts';
 
 const job = workerData as ListsPartJob | FacetsJob;
 const db = new DatabaseSync(job.indexFile, { readOnly: true });
@@ -23,10 +23,14 @@ try {
   } else {
     // One read transaction: the generation and highest row id tag the snapshot the arrays come from.
     db.exec('BEGIN');
-    const facets = readDocumentFacets(db, generationOf(db), highestSeq(db));
+    const generation = generationOf(db);
+    const maxSeq = highestSeq(db);
+    const tokens = readTokenCounts(db, maxSeq);
+    parentPort!.postMessage({ kind: 'sizes', generation, maxSeq, tokens }, [tokens.buffer as ArrayBuffer]);
+    const facets = readDocumentFacets(db, generation, maxSeq);
     db.exec('COMMIT');
     const arrays = [facets.type, facets.host, facets.topic, facets.news, facets.age];
-    parentPort!.postMessage(facets, arrays.map((array) => array.buffer as ArrayBuffer)); // moved, not copied
+    parentPort!.postMessage({ kind: 'facets', ...facets }, arrays.map((array) => array.buffer as ArrayBuffer)); // moved, not copied
   }
 } finally {
   db.close();

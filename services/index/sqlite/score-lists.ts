@@ -391,8 +391,25 @@ export function highestSeq(db: DatabaseSync): number {
 /** Below this many rows the facets are read on the calling thread (a worker's start would cost more than it saves). */
 const FACET_THREAD_MIN_ROWS = 50_000;
 
-/** A scan of the facets on a worker thread; `facets` is null if it failed (the lists then read them themselves). */
+/** Each row's tokens (bm25's document length) by row id, as of one snapshot (tagged like `DocumentFacets`). */
+export interface RowSizes {
+  generation: string;
+  maxSeq: number;
+  tokens: Uint32Array;
+}
+
+export function readTokenCounts(db: DatabaseSync, maxSeq: number): Uint32Array {
+  const tokens = new Uint32Array(maxSeq + 1);
+  for (const { rowid, tokens: size } of readRowSizes(db)) if (rowid <= maxSeq) tokens[rowid] = size;
+  return tokens;
+}
+
+/**
+ * The row sizes, then the facets, read on a worker thread; null where it failed (the lists then
+ * read them themselves).
+ */
 export interface FacetScan {
+  sizes: Promise<RowSizes | null>;
   facets: Promise<DocumentFacets | null>;
   stop: () => Promise<void>;
 }
@@ -407,11 +424,26 @@ export interface FacetScan {
 export function startFacetScan(db: DatabaseSync, indexFile: string, threads?: number): FacetScan | null {
   if (indexFile === ':memory:') return null;
   if (threads === undefined ? availableParallelism() < 2 || highestSeq(db) < FACET_THREAD_MIN_ROWS : threads < 2) return null;
-  const worker = runOnWorker<DocumentFacets>({ kind: 'facets', indexFile });
+  const worker = new Worker(siblingUrl('score-lists-worker'), { workerData: { kind: 'facets', indexFile } satisfies FacetsJob });
+  let sizesRead: (sizes: RowSizes | null) => void = () => {};
+  let facetsRead: (facets: DocumentFacets | null) => void = () => {};
+  const sizes = new Promise<RowSizes | null>((resolve) => (sizesRead = resolve));
+  const facets = new Promise<DocumentFacets | null>((resolve) => (facetsRead = resolve));
+  worker.on('message', (message: (RowSizes & { kind: 'sizes' }) | (DocumentFacets & { kind: 'facets' })) =>
+    message.kind === 'sizes' ? sizesRead(message) : facetsRead(message),
+  );
+  // A failure leaves whatever is missing to writeScoreLists (a promise resolved twice keeps its first value).
+  const failed = () => {
+    sizesRead(null);
+    facetsRead(null);
+  };
+  worker.on('error', failed);
+  worker.on('exit', failed);
   return {
-    facets: worker.done.catch(() => null),
+    sizes,
+    facets,
     stop: async () => {
-      await worker.stop();
+      await worker.terminate();
     },
   };
 }
@@ -422,15 +454,15 @@ export function startFacetScan(db: DatabaseSync, indexFile: string, threads?: nu
  * two threads (by default for a large index on a machine with two cores or more), a worker thread
  * reads the second half of the leaves on its own connection — the same snapshot, since the caller
  * holds the write lock — into the same file, each in chunks it takes (`SharedSpace`): at a million
- * documents the pass takes half the time. The facets come from `options.facets` (read on a worker
- * meanwhile, `startFacetScan`) when they are of this snapshot, else from a scan here.
+ * documents the pass takes half the time. The row sizes and facets come from `options.scan` (read on a worker
+ * meanwhile, `startFacetScan`) when they are of this snapshot, else from scans here.
  */
 export async function writeScoreLists(
   db: DatabaseSync,
   indexFile: string,
   file: string,
   generation: string,
-  options: { threads?: number; blockDataFrom?: number; facets?: Promise<DocumentFacets | null> } = {},
+  options: { threads?: number; blockDataFrom?: number; scan?: FacetScan } = {},
 ): Promise<ScoreListsBuild> {
   const started = performance.now();
   const averages = readAverages(db);
@@ -442,7 +474,6 @@ export async function writeScoreLists(
   const pages = leafPages(db);
   const threads = options.threads ?? (pages >= PARALLEL_MIN_PAGES ? availableParallelism() : 1);
   const split = threads > 1 && pages > 1 ? Math.ceil(pages / 2) + 1 : Number.POSITIVE_INFINITY;
-  const tokens = new Uint32Array(maxSeq + 1);
   const avgdl = rows ? totalTokens / rows : 0;
   const blockData: BlockDataJob = {
     from: options.blockDataFrom ?? blockDataMinDocuments(maxSeq),
@@ -464,7 +495,9 @@ export async function writeScoreLists(
   let lists: ListEntries = { exact: [], base: [] };
   let postings = 0;
   try {
-    for (const { rowid, tokens: size } of readRowSizes(db)) if (rowid <= maxSeq) tokens[rowid] = size;
+    // Read on the scan's worker during FTS5's merge, if it was started and nothing was committed since.
+    const scanned = options.scan ? await options.scan.sizes : null;
+    const tokens = scanned && scanned.generation === generation && scanned.maxSeq === maxSeq ? scanned.tokens : readTokenCounts(db, maxSeq);
     lengthNormsOf(tokens, avgdl, blockData.lengthNorm);
     Atomics.store(blockData.ready!, 0, 1);
     Atomics.notify(blockData.ready!, 0);
@@ -479,7 +512,7 @@ export async function writeScoreLists(
     out.align();
 
     // Read beside the lists on a worker when the caller started it (and nothing was committed since), else here.
-    let facets = options.facets ? await options.facets : null;
+    let facets = options.scan ? await options.scan.facets : null;
     if (!facets || facets.generation !== generation || facets.maxSeq !== maxSeq) facets = readDocumentFacets(db, generation, maxSeq);
     const docs: Record<DocArrayName, Uint8Array | Uint16Array | Uint32Array> = { tokens, type: facets.type, host: facets.host, topic: facets.topic, news: facets.news, age: facets.age };
     const arrays = {} as Record<DocArrayName, number>;

@@ -10,7 +10,7 @@ import { fingerprintBits } from '../../core/text.ts';
 import { buildExactMatch, buildMatch, buildTitleMatch, facetsOf, phraseMatch, termMatch } from './fts-query.ts';
 import { Fts5FormatError } from './fts5-postings.ts';
 import { ListSearcher } from './list-search.ts';
-import { ScoreLists, scoreListsFile, startFacetScan, writeScoreLists, type DocumentFacets, type PhraseSide, type PostingList, type ScoreListsBuild } from './score-lists.ts';
+import { ScoreLists, scoreListsFile, startFacetScan, writeScoreLists, type FacetScan, type PhraseSide, type PostingList, type ScoreListsBuild } from './score-lists.ts';
 import { buildHeadTerms, DEEP_HEAD_LIST_LENGTH, DEEP_HEAD_MIN_MATCHES, HEAD_LIST_LENGTH, hasFilters, readHeadList, type HeadList, type HeadTermRanker, type HeadTermsBuild } from './head-terms.ts';
 import { HIT_COLUMNS, hitDocumentOf, hitRowBytes, prefixed, ROW_COLUMNS, ROW_PARAMS, signatureOf, toDocument, toRow, type DocumentRow } from './rows.ts';
 import { checkSchemaVersion, createSchema } from './schema.ts';
@@ -664,12 +664,12 @@ export class SqliteIndex implements DocumentIndex {
   async optimize(
     options: { headTermMinMatches?: number; deepHeadMinMatches?: number; threads?: number; blockDataFrom?: number } = {},
   ): Promise<HeadTermsBuild & { scoreLists: ScoreListsBuild | null }> {
-    // The facets are read on a worker meanwhile (FTS5's merge runs on one thread inside SQLite).
+    // Row sizes and facets are read on a worker meanwhile (FTS5's merge runs on one thread inside SQLite).
     const facetScan = startFacetScan(this.db, this.file, options.threads);
     let scoreLists: ScoreListsBuild | null;
     try {
       this.db.exec(`INSERT INTO documents_fts(documents_fts) VALUES ('optimize')`);
-      scoreLists = await this.buildScoreLists({ ...options, facets: facetScan?.facets });
+      scoreLists = await this.buildScoreLists({ ...options, scan: facetScan ?? undefined });
     } finally {
       await facetScan?.stop();
     }
@@ -692,7 +692,7 @@ export class SqliteIndex implements DocumentIndex {
    * no other writer slips in between the snapshot and the generation they are tagged with.
    * Null for an in-memory index, or when the index is not in the one-segment form they are read from.
    */
-  private async buildScoreLists(options: { threads?: number; blockDataFrom?: number; facets?: Promise<DocumentFacets | null> }): Promise<ScoreListsBuild | null> {
+  private async buildScoreLists(options: { threads?: number; blockDataFrom?: number; scan?: FacetScan }): Promise<ScoreListsBuild | null> {
     if (this.file === ':memory:') return null;
     this.db.exec('BEGIN IMMEDIATE');
     try {

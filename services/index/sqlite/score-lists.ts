@@ -429,21 +429,27 @@ export function startFacetScan(db: DatabaseSync, indexFile: string, threads?: nu
   let facetsRead: (facets: DocumentFacets | null) => void = () => {};
   const sizes = new Promise<RowSizes | null>((resolve) => (sizesRead = resolve));
   const facets = new Promise<DocumentFacets | null>((resolve) => (facetsRead = resolve));
-  worker.on('message', (message: (RowSizes & { kind: 'sizes' }) | (DocumentFacets & { kind: 'facets' })) =>
-    message.kind === 'sizes' ? sizesRead(message) : facetsRead(message),
-  );
+  let read = false;
+  worker.on('message', (message: (RowSizes & { kind: 'sizes' }) | (DocumentFacets & { kind: 'facets' })) => {
+    if (message.kind === 'sizes') return sizesRead(message);
+    read = true;
+    facetsRead(message);
+  });
   // A failure leaves whatever is missing to writeScoreLists (a promise resolved twice keeps its first value).
   const failed = () => {
     sizesRead(null);
     facetsRead(null);
   };
+  const exited = new Promise<void>((resolve) => worker.on('exit', resolve));
   worker.on('error', failed);
   worker.on('exit', failed);
   return {
     sizes,
     facets,
+    // A worker that has sent its facets is closing its connection: let it. One still reading is stopped.
     stop: async () => {
-      await worker.terminate();
+      if (read) await exited;
+      else await worker.terminate();
     },
   };
 }

@@ -118,7 +118,8 @@ export interface PageRange {
 
 /**
  * Calls `onTerm` for every term of the index (or of `range`) in term order, with its documents
- * and per-column occurrence counts. Entries flagged as deletes are skipped.
+ * and per-column occurrence counts. Entries flagged as deletes are skipped. The arrays are views
+ * of buffers reused for the next term: valid only during the call (copy what you keep).
  */
 export function readTermPostings(
   db: DatabaseSync,
@@ -147,7 +148,7 @@ export function readTermPostings(
 
   const flushTerm = () => {
     if (haveTerm && entries > 0 && term[0] === 0x30 /* '0': the main index */) {
-      onTerm({ token: decoder.decode(term.subarray(1, termLength)), rowids: rowids.slice(0, entries), counts: counts.slice(0, entries * FTS_COLUMNS) });
+      onTerm({ token: decoder.decode(term.subarray(1, termLength)), rowids: rowids.subarray(0, entries), counts: counts.subarray(0, entries * FTS_COLUMNS) });
     }
     entries = 0;
   };
@@ -161,7 +162,7 @@ export function readTermPostings(
       counts = grownCounts;
     }
     rowids[entries] = rowid;
-    counts.fill(0, entries * FTS_COLUMNS, (entries + 1) * FTS_COLUMNS);
+    for (let c = entries * FTS_COLUMNS, end = c + FTS_COLUMNS; c < end; c++) counts[c] = 0;
     column = 0;
     columnDue = false;
   };

@@ -12,7 +12,7 @@ import { Fts5FormatError } from './fts5-postings.ts';
 import { applyFtsOps, attachFts, FTS_DELETE, FTS_INSERT, FTS_SCHEMA, ftsFileOf, ftsSchemaOf, ftsStatements, type FtsOp, type FtsStatements } from './fts-file.ts';
 import { FtsWriter } from './fts-writer.ts';
 import { ListSearcher } from './list-search.ts';
-import { ScoreLists, scoreListsFile, writeScoreLists, type PhraseSide, type PostingList, type ScoreListsBuild } from './score-lists.ts';
+import { ScoreLists, scoreListsFile, startFacetScan, writeScoreLists, type FacetScan, type PhraseSide, type PostingList, type ScoreListsBuild } from './score-lists.ts';
 import { buildHeadTerms, DEEP_HEAD_LIST_LENGTH, DEEP_HEAD_MIN_MATCHES, HEAD_LIST_LENGTH, hasFilters, readHeadList, type HeadList, type HeadTermRanker, type HeadTermsBuild } from './head-terms.ts';
 import { FINGERPRINT_VALUE, HIT_COLUMNS, hitDocumentOf, hitRowBytes, ROW_COLUMNS, ROW_PLACEHOLDERS, rowValuesOf, signatureOf, TITLE_KEY_VALUE, toDocument, type DocumentRow } from './rows.ts';
 import { checkSchemaVersion, createSchema } from './schema.ts';
@@ -797,8 +797,15 @@ export class SqliteIndex implements DocumentIndex {
     await this.ftsWriter?.close();
     this.ftsWriter = null;
     this.dropWrittenNotes();
-    this.db.exec(`INSERT INTO documents_fts(documents_fts) VALUES ('optimize')`);
-    const scoreLists = await this.buildScoreLists(options);
+    // Row sizes and facets are read on a worker meanwhile (FTS5's merge runs on one thread inside SQLite).
+    const facetScan = startFacetScan(this.db, this.file, options.threads);
+    let scoreLists: ScoreListsBuild | null;
+    try {
+      this.db.exec(`INSERT INTO documents_fts(documents_fts) VALUES ('optimize')`);
+      scoreLists = await this.buildScoreLists({ ...options, scan: facetScan ?? undefined });
+    } finally {
+      await facetScan?.stop();
+    }
     const deepMinMatches = options.deepHeadMinMatches ?? DEEP_HEAD_MIN_MATCHES;
     const lists = this.freshScoreLists();
     const ranker = lists ? rankerOf(lists, deepMinMatches) : undefined;
@@ -818,7 +825,7 @@ export class SqliteIndex implements DocumentIndex {
    * no other writer slips in between the snapshot and the generation they are tagged with.
    * Null for an in-memory index, or when the index is not in the one-segment form they are read from.
    */
-  private async buildScoreLists(options: { threads?: number; blockDataFrom?: number }): Promise<ScoreListsBuild | null> {
+  private async buildScoreLists(options: { threads?: number; blockDataFrom?: number; scan?: FacetScan }): Promise<ScoreListsBuild | null> {
     if (this.file === ':memory:') return null;
     this.db.exec('BEGIN IMMEDIATE');
     try {

@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
+import { attachFts } from '../../services/index/sqlite/fts-file.ts';
 import { describe, expect, it } from 'vitest';
 import { ScoreLists, generationOf, highestSeq, scoreListsFile, writeScoreLists, type FacetScan } from '../../services/index/sqlite/score-lists.ts';
 import { SqliteIndex } from '../../services/index/sqlite/sqlite-index.ts';
@@ -99,6 +100,7 @@ describe('the final step on several threads', () => {
     await index.close();
 
     const db = new DatabaseSync(file);
+    attachFts(db, file);
     const generation = generationOf(db);
     const maxSeq = highestSeq(db);
     const wrong = (tag: string, seq: number) => ({

@@ -2,6 +2,9 @@
 // (read, extract in the worker pool, analyse, index, commit) on ../shared/corpus.
 //   node_modules/.bin/node scripts/bench/ingest.ts [--types html,pdf,all] [--repeat N] [--json FILE] [--fundus DIR]
 //   node_modules/.bin/node scripts/bench/ingest.ts --records FILE.jsonl [--repeat N] [--fundus DIR]
+//   ... [--cpu-prof DIR]: V8 CPU profiles of the ingesting process and of each extraction process
+//   (they inherit the flags) into DIR, one .cpuprofile file per process and thread; profiling slows
+//   the run, so its figures are not comparable with others.
 // Needs `npm run build` first. Prints a table; --json writes the figures. --fundus DIR runs another
 // built checkout's `bin/fundus.js` on the same files (A/B pairs against an older commit).
 import { spawn } from 'node:child_process';
@@ -12,7 +15,7 @@ import { parseArgs } from 'node:util';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const CORPUS = resolve(ROOT, '../shared/corpus');
-const { values } = parseArgs({ options: { fundus: { type: 'string' }, records: { type: 'string' }, types: { type: 'string', default: 'html,pdf,all' }, json: { type: 'string' }, repeat: { type: 'string', default: '1' } } });
+const { values } = parseArgs({ options: { fundus: { type: 'string' }, records: { type: 'string' }, types: { type: 'string', default: 'html,pdf,all' }, json: { type: 'string' }, repeat: { type: 'string', default: '1' }, 'cpu-prof': { type: 'string' } } });
 
 interface ManifestLine { path: string; url: string; fetched_at?: string; headers?: Record<string, string> }
 
@@ -78,7 +81,8 @@ async function run(type: string) {
   const { args, count } = manifest ? { args: ['--manifest', manifest.file], count: manifest.count } : recordsInput(values.records!);
   const data = mkdtempSync(join(tmpdir(), 'fundus-bench-ingest-'));
   const started = performance.now();
-  const child = spawn(process.execPath, [join(values.fundus ? resolve(values.fundus) : ROOT, 'bin/fundus.js'), 'ingest', '--data', data, '--quiet', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const profile = values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${resolve(values['cpu-prof'])}`] : [];
+  const child = spawn(process.execPath, [...profile, join(values.fundus ? resolve(values.fundus) : ROOT, 'bin/fundus.js'), 'ingest', '--data', data, '--quiet', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let peak = 0;
   // CPU time of the process and of each extraction process, last seen every 50 ms: on a loaded
   // machine the wall clock says little, the CPU time of the tree is what a change saves.
@@ -129,4 +133,40 @@ for (const r of results) {
   console.log(`| ${r.type} | ${r.documents} | ${r.seconds} | ${r.docsPerSecond} | ${r.peakRssMiB} MiB | ${r.cpuSeconds.main} + ${r.cpuSeconds.extraction} | ${r.load} |`);
 }
 for (const r of results) console.log(`${r.type}: ${r.summary}`);
+if (values['cpu-prof']) printTimeline(resolve(values['cpu-prof']));
 if (values.json) writeFileSync(values.json, JSON.stringify({ machine, results }, null, 2));
+
+interface CpuProfile { startTime: number; endTime: number; nodes: { id: number; callFrame: { functionName: string } }[]; samples: number[]; timeDeltas: number[] }
+
+/**
+ * Who waits for whom: per profiled thread (all runs in DIR, one clock), when it started and ended,
+ * and its busy time (samples that are not idle; wall time, so on a loaded machine it includes waiting
+ * for a core) in 100 ms steps from the first start, one character
+ * a step (' ' idle ... '@' busy the whole step).
+ */
+function printTimeline(dir: string): void {
+  const profiles = readdirSync(dir)
+    .filter((name) => name.endsWith('.cpuprofile'))
+    .map((name) => ({ name, profile: JSON.parse(readFileSync(join(dir, name), 'utf8')) as CpuProfile }));
+  if (!profiles.length) return;
+  const origin = Math.min(...profiles.map((p) => p.profile.startTime));
+  const STEP_US = 100_000;
+  console.log(`timeline (${dir}), ms from the first start; one character per 100 ms:`);
+  for (const { name, profile } of profiles) {
+    const idle = new Set(profile.nodes.filter((n) => n.callFrame.functionName === '(idle)').map((n) => n.id));
+    const busy: number[] = [];
+    let at = profile.startTime;
+    let total = 0;
+    profile.samples.forEach((node, i) => {
+      at += profile.timeDeltas[i];
+      if (idle.has(node)) return;
+      const step = Math.floor((at - origin) / STEP_US);
+      busy[step] = (busy[step] ?? 0) + profile.timeDeltas[i];
+      total += profile.timeDeltas[i];
+    });
+    const steps = Math.ceil((profile.endTime - origin) / STEP_US);
+    const bar = Array.from({ length: steps }, (_, i) => ' .:-=+*#%@'[Math.min(9, Math.floor(((busy[i] ?? 0) / STEP_US) * 10))]).join('');
+    const ms = (us: number) => Math.round(us / 1000);
+    console.log(`${name.split('.').slice(-4, -2).join('.').padEnd(10)} ${String(ms(profile.startTime - origin)).padStart(6)}–${String(ms(profile.endTime - origin)).padEnd(6)} busy ${String(ms(total)).padStart(5)} ms |${bar}`);
+  }
+}

@@ -8,7 +8,7 @@ import { localInputs } from '../ingest/local-files.ts';
 import { ingest, type IngestSummary } from '../ingest/pipeline.ts';
 import { classifyTopicByKeywords } from '../ingest/topics/keyword-classifier.ts';
 import { createProgress, formatSummary } from './progress.ts';
-import { loadConfig } from './config.ts';
+import type { Config } from './config.ts';
 import { UsageError } from './usage.ts';
 
 export const INGEST_USAGE = `fundus ingest --data DIR [--manifest FILE]... [--records FILE]... [PATH...]
@@ -64,12 +64,14 @@ export async function ingestInputs(
   inputs: AsyncIterable<IngestInput>,
   out: NodeJS.WriteStream = process.stderr,
 ): Promise<IngestSummary> {
-  const config = loadConfig({ data: run.dataDir });
   // The extraction processes start first: their start-up (modules, lexicon) runs while this one
-  // opens the index. The Typesense client and the AI classifier are loaded only when configured.
+  // loads the configuration's schema (zod, about 50 ms) and opens the index. The Typesense client and
+  // the AI classifier are loaded only when configured.
   const pool = createExtractionPool({ workers: run.workers, timeoutMs: run.timeoutMs, maxMemoryMb: 512, maxBytes: run.maxBytes });
   let index: DocumentIndex;
+  let config: Readonly<Config>;
   try {
+    config = (await import('./config.ts')).loadConfig({ data: run.dataDir });
     index =
       config.index.kind === 'sqlite'
         ? new SqliteIndex({ file: config.index.file, ftsThread: true })

@@ -64,9 +64,17 @@ function fileNameOf(item: IngestItem): string | undefined {
   }
 }
 
-/** Documents written between two turns of the event loop within a batch. */
-const YIELD_EVERY = 64;
+/**
+ * Milliseconds of writing between two turns of the event loop within a batch: an extraction process
+ * holds about two files' work (a few ms each), and gets more only when this thread has read its answer.
+ */
+const YIELD_AFTER_MS = 4;
 const COMMIT_EVERY_MS = 2000;
+/**
+ * Extracted files are stored at least every this many: at a few hundred files a second, a batch of
+ * 2500 or 2 s left the last seconds' writing until after the last extraction, with a core idle.
+ */
+const FILE_BATCH = 128;
 
 type Prepared = { item: IngestItem; extracted: ExtractedDocument; topic: string | null } | { label: string; reason: string };
 
@@ -124,16 +132,23 @@ export async function ingest(inputs: AsyncIterable<IngestInput> | Iterable<Inges
   const commitEveryMs = deps.commitEveryMs ?? COMMIT_EVERY_MS;
   let lastCommit = Date.now();
   let batch: Prepared[] = [];
+  let filesInBatch = 0;
   async function flush(): Promise<void> {
     const ready = batch;
     batch = [];
+    filesInBatch = 0;
     lastCommit = Date.now();
     if (ready.length === 0) return;
     await deps.index.writeBatch(async () => {
-      for (const [i, prepared] of ready.entries()) {
+      let resumed = performance.now();
+      for (const prepared of ready) {
         // Let the event loop run now and then: the extraction workers' results arrive as messages,
-        // and a worker gets its next job only when its last one has been received.
-        if (i % YIELD_EVERY === YIELD_EVERY - 1) await new Promise((resume) => setImmediate(resume));
+        // a worker gets its next job only when its last one has been received, and more inputs are
+        // read (a batch is written while the next one is extracted).
+        if (performance.now() - resumed >= YIELD_AFTER_MS) {
+          await new Promise((resume) => setImmediate(resume));
+          resumed = performance.now();
+        }
         if ('reason' in prepared) {
           skip(prepared.label, prepared.reason);
           continue;
@@ -152,15 +167,33 @@ export async function ingest(inputs: AsyncIterable<IngestInput> | Iterable<Inges
   // Keep input order for writes (the first URL of a duplicate pair stays primary) while
   // `concurrency` extractions run ahead.
   const inFlight: InFlight[] = [];
-  const commitDue = () => batch.length >= batchSize || (batch.length > 0 && Date.now() - lastCommit >= commitEveryMs);
+  const commitDue = () => batch.length >= batchSize || filesInBatch >= FILE_BATCH || (batch.length > 0 && Date.now() - lastCommit >= commitEveryMs);
+  // One batch is written in the background while the next is gathered (and extracted); a batch due
+  // while one is still being written waits for it, so that at most two are held at once.
+  let writing = null as Promise<void> | null;
+  const startFlush = async () => {
+    if (writing) await writing;
+    const flushing = flush();
+    writing = flushing;
+    flushing.then(
+      () => {
+        if (writing === flushing) writing = null;
+      },
+      () => {}, // rethrown where it is awaited: the next batch, or the end of the run
+    );
+  };
+  const add = (prepared: Prepared) => {
+    batch.push(prepared);
+    if (!('reason' in prepared) && !prepared.item.extracted) filesInBatch++;
+  };
   const takeOldest = async () => {
-    batch.push(await inFlight.shift()!.promise);
-    if (commitDue()) await flush();
+    add(await inFlight.shift()!.promise);
+    if (commitDue()) await startFlush();
   };
   /** While the input is idle: what has settled, in input order, is committed once a commit is due. */
   const commitSettled = async () => {
-    while (inFlight[0]?.done) batch.push(inFlight.shift()!.done!);
-    if (batch.length > 0 && Date.now() - lastCommit >= commitEveryMs) await flush();
+    while (inFlight[0]?.done) add(inFlight.shift()!.done!);
+    if (batch.length > 0 && Date.now() - lastCommit >= commitEveryMs) await startFlush();
   };
   // One timer for the whole run: each wait for the next input races against its current tick.
   let tick!: Promise<typeof TICK>;
@@ -200,12 +233,17 @@ export async function ingest(inputs: AsyncIterable<IngestInput> | Iterable<Inges
       while (inFlight.length >= ahead) await takeOldest();
     }
     finished = true;
+    while (inFlight.length) await takeOldest();
+    if (writing) await writing;
+    await flush();
+  } catch (error) {
+    // A batch still being written ends first: the caller closes the index after this.
+    await writing?.catch(() => {});
+    throw error;
   } finally {
     clearInterval(ticker);
     // Stopped early by an error: let the source close its files and connections.
     if (!finished) await iterator.return?.();
   }
-  while (inFlight.length) await takeOldest();
-  await flush();
   return summary;
 }

@@ -8,8 +8,9 @@
 // (hunspell-de-de, igerman98, GPL-2+: read from the system, never copied into the
 // project; see data/LICENSE-lexicon.md): its capitalised entries as nouns, its
 // compound-opening forms and verbs' stems as possible modifiers (Trenn|zeichen, Prüf|summe).
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { foldForStemming } from './fold.ts';
@@ -83,7 +84,10 @@ export function createLexicon(list: Iterable<string>, modifiers: Iterable<string
   // The prefixes share the flags: one look-up answers both questions (the look-ups are most of a
   // new word's analysis). Packed by code units, so that the splitter looks up the pieces of a word
   // without cutting each out as a string.
-  const table = new PackedFlags(flags);
+  return lexiconOver(PackedFlags.of(flags), longest);
+}
+
+function lexiconOver(table: PackedFlags, longest: number): Lexicon {
   const of = (word: string): number => table.flagsAt(word, 0, word.length, hashOf(word));
   return {
     has: (word) => (of(word) & IS_NOUN) !== 0,
@@ -92,8 +96,12 @@ export function createLexicon(list: Iterable<string>, modifiers: Iterable<string
     stemFlags: (stem) => of(stem) | (stem.length > PREFIX_LENGTH ? MAY_START : 0),
     flagsAt: (text, start, end, hash) => table.flagsAt(text, start, end, hash),
     longest,
-  };
+    [PACKED]: table,
+  } as Lexicon;
 }
+
+/** The packed table behind a lexicon made here (for writing it to a file). */
+const PACKED = Symbol('packed flags');
 
 /** String → flags, in typed arrays: an open-addressing table of (hash, entry + 1) over the keys' code units. */
 class PackedFlags {
@@ -103,28 +111,42 @@ class PackedFlags {
   private readonly keys: Uint16Array;
   private readonly values: Uint8Array;
 
-  constructor(map: ReadonlyMap<string, number>) {
+  constructor(slots: Int32Array, keyAt: Int32Array, keys: Uint16Array, values: Uint8Array) {
+    this.slots = slots;
+    this.mask = slots.length / 2 - 1;
+    this.keyAt = keyAt;
+    this.keys = keys;
+    this.values = values;
+  }
+
+  static of(map: ReadonlyMap<string, number>): PackedFlags {
     let size = 1024;
     while (size < 2 * map.size) size *= 2;
-    this.slots = new Int32Array(2 * size);
-    this.mask = size - 1;
-    this.keyAt = new Int32Array(map.size + 1);
+    const mask = size - 1;
+    const slots = new Int32Array(2 * size);
+    const keyAt = new Int32Array(map.size + 1);
     let units = 0;
     for (const key of map.keys()) units += key.length;
-    this.keys = new Uint16Array(units);
-    this.values = new Uint8Array(map.size);
+    const keys = new Uint16Array(units);
+    const values = new Uint8Array(map.size);
     let entry = 0;
     let at = 0;
     for (const [key, value] of map) {
-      for (let i = 0; i < key.length; i++) this.keys[at++] = key.charCodeAt(i);
-      this.keyAt[entry + 1] = at;
-      this.values[entry] = value;
+      for (let i = 0; i < key.length; i++) keys[at++] = key.charCodeAt(i);
+      keyAt[entry + 1] = at;
+      values[entry] = value;
       const hash = hashOf(key);
-      let slot = (hash ^ (hash >>> 15)) & this.mask;
-      while (this.slots[2 * slot + 1] !== 0) slot = (slot + 1) & this.mask;
-      this.slots[2 * slot] = hash;
-      this.slots[2 * slot + 1] = ++entry;
+      let slot = (hash ^ (hash >>> 15)) & mask;
+      while (slots[2 * slot + 1] !== 0) slot = (slot + 1) & mask;
+      slots[2 * slot] = hash;
+      slots[2 * slot + 1] = ++entry;
     }
+    return new PackedFlags(slots, keyAt, keys, values);
+  }
+
+  /** The arrays as stored in a packed file, after its header (Int32 arrays first: every view stays aligned). */
+  parts(): ArrayBufferView[] {
+    return [this.slots, this.keyAt, this.keys, this.values];
   }
 
   flagsAt(text: string, start: number, end: number, hash: number): number {
@@ -200,10 +222,85 @@ export function readHunspellWords(file: string = HUNSPELL_DIC): { nouns: string[
   return { nouns, modifiers };
 }
 
+/** The lexicon built from the word lists, as `lexicon()` would without a packed file. */
+export function buildLexicon(): Lexicon {
+  const hunspell = readHunspellWords();
+  return createLexicon([...readLexiconWords(), ...hunspell.nouns], hunspell.modifiers);
+}
+
 export function lexicon(): Lexicon {
-  if (loaded === undefined) {
-    const hunspell = readHunspellWords();
-    loaded = createLexicon([...readLexiconWords(), ...hunspell.nouns], hunspell.modifiers);
-  }
+  loaded ??= readPackedLexicon() ?? buildLexicon();
   return loaded;
+}
+
+// A packed lexicon: the table above as written by `npm run build` (scripts/dev/pack-lexicon.ts), so
+// that each process reads its arrays in a few milliseconds instead of parsing both word lists and
+// building the table (0.2–0.3 s of CPU in each extraction process and in the ingesting one). It
+// lives in dist/lexicon/, named by a SHA-256 over everything the table is made from: the committed
+// list, the hunspell file (FUNDUS_HUNSPELL_DIC; the derived table stays on this machine, like the
+// file it comes from), and the code of this module and the modules it builds the table with. Any
+// change there names another file, which is then absent: the lexicon is built as before.
+const PACKED_MAGIC = 0x4c46_5801; // "\x01XFL": format 1
+const HEADER_WORDS = 6;
+/** Modules whose code decides the table (besides the word lists): this one and what it imports for it. */
+const TABLE_MODULES = ['lexicon', 'fold', 'never-parts', 'word-table'];
+
+/** Where the packed lexicon for the current inputs and code is (or would be); null where that cannot be told. */
+export function packedLexiconFile(): string | null {
+  try {
+    const dataDir = lexiconDataDir();
+    const hash = createHash('sha256').update(String(PACKED_MAGIC));
+    const ownFile = fileURLToPath(import.meta.url);
+    const extension = ownFile.slice(ownFile.lastIndexOf('.'));
+    for (const name of TABLE_MODULES) hash.update(readFileSync(join(dirname(ownFile), name + extension)));
+    hash.update(readFileSync(join(dataDir, LEXICON_FILE)));
+    hash.update(`\0${HUNSPELL_DIC}\0`);
+    if (HUNSPELL_DIC && existsSync(HUNSPELL_DIC)) hash.update(readFileSync(HUNSPELL_DIC));
+    const root = resolve(dataDir, '../../../..');
+    return join(root, 'dist', 'lexicon', `lexicon-${hash.digest('hex').slice(0, 32)}.bin`);
+  } catch {
+    return null;
+  }
+}
+
+/** The packed lexicon, or undefined when there is none for the current inputs (or it is damaged). */
+export function readPackedLexicon(file = packedLexiconFile()): Lexicon | undefined {
+  if (!file || !existsSync(file)) return undefined;
+  try {
+    const bytes = readFileSync(file);
+    // Typed-array views need aligned offsets: a copy when the Buffer starts mid-ArrayBuffer.
+    const buffer = bytes.byteOffset % 4 === 0 ? bytes : Buffer.from(bytes);
+    const header = new Int32Array(buffer.buffer, buffer.byteOffset, HEADER_WORDS);
+    const [magic, longest, slotCount, entries, units, length] = header;
+    if (magic !== PACKED_MAGIC || length !== buffer.length) return undefined;
+    let at = buffer.byteOffset + HEADER_WORDS * 4;
+    const take = <T>(make: (buffer: ArrayBufferLike, offset: number, count: number) => T, count: number, size: number): T => {
+      const view = make(buffer.buffer, at, count);
+      at += count * size;
+      return view;
+    };
+    const slots = take((b, o, n) => new Int32Array(b, o, n), slotCount, 4);
+    const keyAt = take((b, o, n) => new Int32Array(b, o, n), entries + 1, 4);
+    const keys = take((b, o, n) => new Uint16Array(b, o, n), units, 2);
+    const values = take((b, o, n) => new Uint8Array(b, o, n), entries, 1);
+    if (at - buffer.byteOffset !== length) return undefined;
+    return lexiconOver(new PackedFlags(slots, keyAt, keys, values), longest);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Builds the lexicon from the word lists and writes its packed form (atomically); returns the file, or null. */
+export function writePackedLexicon(file = packedLexiconFile()): string | null {
+  if (!file) return null;
+  const built = buildLexicon() as Lexicon & { [PACKED]: PackedFlags };
+  const parts = built[PACKED].parts();
+  const [slots, keyAt, keys] = parts as [Int32Array, Int32Array, Uint16Array, Uint8Array];
+  const length = HEADER_WORDS * 4 + parts.reduce((sum, part) => sum + part.byteLength, 0);
+  const header = Int32Array.of(PACKED_MAGIC, built.longest, slots.length, keyAt.length - 1, keys.length, length);
+  mkdirSync(dirname(file), { recursive: true });
+  const temporary = `${file}.${process.pid}.tmp`;
+  writeFileSync(temporary, Buffer.concat([header, ...parts].map((part) => new Uint8Array(part.buffer, part.byteOffset, part.byteLength))));
+  renameSync(temporary, file);
+  return file;
 }

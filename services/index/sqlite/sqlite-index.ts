@@ -73,6 +73,8 @@ const FTS_PENDING_BYTES = 32 * 2 ** 20;
 /** A reader's page cache for the FTS5 file, KiB (only words without score lists read it). */
 const READ_FTS_CACHE_KIB = 8192;
 const READ_FTS_MAP_BYTES = 64 * 2 ** 20;
+/** The writer's page cache for the FTS5 file, KiB: its merge streams through the segments. */
+const WRITE_FTS_CACHE_KIB = 16_384;
 /** Committed writes whose FTS5 rows the FTS5 thread may still be writing before the next waits. */
 const FTS_WRITES_IN_FLIGHT = 2;
 const COUNT_SLICE = 32_768; // row ids per counting statement at first
@@ -170,7 +172,7 @@ export class SqliteIndex implements DocumentIndex {
     if (options.file !== ':memory:') {
       // The FTS5 file's pages: a smaller map and cache for a reader, no map for the writer (its
       // merges and list builds would count every page they read in the process's memory).
-      const kib = options.readOnly ? Math.round(READ_FTS_CACHE_KIB * this.memoryShare) : WRITE_CACHE_KIB;
+      const kib = options.readOnly ? Math.round(READ_FTS_CACHE_KIB * this.memoryShare) : WRITE_FTS_CACHE_KIB;
       this.db.exec(`PRAGMA ${FTS_SCHEMA}.cache_size = -${kib}; PRAGMA ${FTS_SCHEMA}.mmap_size = ${options.readOnly ? READ_FTS_MAP_BYTES : 0}`);
     }
   }

@@ -8,8 +8,10 @@ import { headListOf, rankHeadTerm, type HeadTermsShare } from './head-terms.ts';
 import { SqliteIndex } from './sqlite-index.ts';
 
 const { file, words, minMatches, deepMinMatches, fromLists } = workerData as HeadTermsShare;
-// Each word is ranked once; only base forms that several words share are read again: a small list cache.
-const index = fromLists ? new SqliteIndex({ file, readOnly: true, listCacheBytes: 16 * 2 ** 20 }) : null;
+// Each word is ranked once; only base forms that several words share are read again: small caches
+// (a reader's defaults, 208 MiB of lists, blocks and frequencies, made the build's peak memory).
+const CACHE_BYTES = 16 * 2 ** 20;
+const index = fromLists ? new SqliteIndex({ file, readOnly: true, listCacheBytes: CACHE_BYTES, blockCacheBytes: CACHE_BYTES, frequencyCacheBytes: CACHE_BYTES }) : null;
 const ranker = index?.headTermRanker(deepMinMatches) ?? null;
 if (ranker) {
   for (const [expression, term] of words) parentPort!.postMessage({ expression, list: headListOf(ranker(term), minMatches, deepMinMatches) });

@@ -417,8 +417,13 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
     const preExtractedTopics = job.preExtracted ? jobs.map((j) => j.topic !== false) : undefined;
     const message: WorkerJob = { id: job.id, input: job.input, preExtracted, preExtractedUrls, preExtractedTopics, testOnlyHook: job.hook };
     // Serialized (copied) into the IPC channel: the caller's bytes stay as they are.
-    slot.child!.send(message, (error) => {
-      if (error && (slot.jobs[0] === job || slot.queued[0] === job)) kill(slot, new ExtractionError('WORKER_FAILED', `could not hand the job to an extraction process: ${error.message}`, { cause: error }));
+    const child = slot.child!;
+    child.send(message, (error) => {
+      if (!error || slot.child !== child || child.exitCode !== null || child.signalCode !== null) return;
+      // A process that has just died (EPIPE) is reported by its 'close', with its own cause (a
+      // crash, the memory limit), and its queued jobs go back to the queue there.
+      if ((error as NodeJS.ErrnoException).code === 'EPIPE' || (error as NodeJS.ErrnoException).code === 'ERR_IPC_CHANNEL_CLOSED') return;
+      if (slot.jobs[0] === job || slot.queued[0] === job) kill(slot, new ExtractionError('WORKER_FAILED', `could not hand the job to an extraction process: ${error.message}`, { cause: error }));
     });
   }
 

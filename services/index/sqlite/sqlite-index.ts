@@ -65,9 +65,13 @@ const RANK_ALL_UP_TO = 4000;
  */
 export const READ_PRAGMAS = 'PRAGMA mmap_size = 268435456; PRAGMA cache_size = -32768; PRAGMA temp_store = MEMORY';
 const READ_CACHE_KIB = 32_768;
-/** The writer's: the same map, a larger cache for the b-tree pages that inserts touch. */
+/**
+ * The writer's: no map (every page an ingestion reads through one stays in its memory: a 1M-record
+ * ingestion peaked at 1.8 GB with 256 MiB mapped, 1.36 GB without, as fast), a larger cache for the
+ * b-tree pages that inserts touch.
+ */
 const WRITE_CACHE_KIB = 65_536;
-const WRITE_PRAGMAS = `PRAGMA wal_autocheckpoint = 65536; PRAGMA mmap_size = 268435456; PRAGMA cache_size = -${WRITE_CACHE_KIB}; PRAGMA temp_store = MEMORY`;
+const WRITE_PRAGMAS = `PRAGMA wal_autocheckpoint = 65536; PRAGMA mmap_size = 0; PRAGMA cache_size = -${WRITE_CACHE_KIB}; PRAGMA temp_store = MEMORY`;
 /** FTS5's pending terms of a write transaction, at most (its 'hashsize'). */
 const FTS_PENDING_BYTES = 32 * 2 ** 20;
 /** A reader's page cache for the FTS5 file, KiB (only words without score lists read it). */
@@ -170,8 +174,7 @@ export class SqliteIndex implements DocumentIndex {
     this.db.exec(options.readOnly ? READ_PRAGMAS : WRITE_PRAGMAS);
     if (options.readOnly && this.memoryShare < 1) this.db.exec(`PRAGMA cache_size = -${Math.round(READ_CACHE_KIB * this.memoryShare)}`);
     if (options.file !== ':memory:') {
-      // The FTS5 file's pages: a smaller map and cache for a reader, no map for the writer (its
-      // merges and list builds would count every page they read in the process's memory).
+      // The FTS5 file's pages: a smaller map and cache for a reader, no map for the writer.
       const kib = options.readOnly ? Math.round(READ_FTS_CACHE_KIB * this.memoryShare) : WRITE_FTS_CACHE_KIB;
       this.db.exec(`PRAGMA ${FTS_SCHEMA}.cache_size = -${kib}; PRAGMA ${FTS_SCHEMA}.mmap_size = ${options.readOnly ? READ_FTS_MAP_BYTES : 0}`);
     }

@@ -176,7 +176,8 @@ export class SqliteIndex implements DocumentIndex {
     if (options.file !== ':memory:') {
       // The FTS5 file's pages: a smaller map and cache for a reader, no map for the writer.
       const kib = options.readOnly ? Math.round(READ_FTS_CACHE_KIB * this.memoryShare) : WRITE_FTS_CACHE_KIB;
-      this.db.exec(`PRAGMA ${FTS_SCHEMA}.cache_size = -${kib}; PRAGMA ${FTS_SCHEMA}.mmap_size = ${options.readOnly ? READ_FTS_MAP_BYTES : 0}`);
+      this.db.exec(`PRAGMA ${FTS_SCHEMA}.cache_size = -${kib}`);
+      if (options.readOnly) this.db.exec(`PRAGMA ${FTS_SCHEMA}.mmap_size = ${READ_FTS_MAP_BYTES}`); // the writer's (none) is WRITE_PRAGMAS'
     }
   }
 
@@ -665,9 +666,10 @@ export class SqliteIndex implements DocumentIndex {
     const seqs = new Set<number>();
     for (const note of notes) for (const seq of new Uint32Array(note.seqs.slice().buffer)) seqs.add(seq);
     const ops: FtsOp[] = [];
+    const rowOf = this.db.prepare('SELECT * FROM documents WHERE seq = ?');
     for (const seq of seqs) {
       ops.push(seq);
-      const row = this.db.prepare('SELECT * FROM documents WHERE seq = ?').get(seq) as DocumentRow | undefined;
+      const row = rowOf.get(seq) as DocumentRow | undefined;
       if (!row || row.duplicate_of !== null) continue;
       const doc = toDocument(row);
       const title = analyzeForIndex(doc.title);

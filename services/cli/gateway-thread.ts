@@ -64,7 +64,7 @@ async function main(data: GatewayThreadData): Promise<void> {
   const logStream = lines as unknown as NodeJS.WritableStream;
   const log = pino({ level: config.logLevel, base: { thread: threadId } }, logStream);
   const index = openWhenReady({
-    open: () => new InlineSqliteIndex({ file, readOnly: true, memoryShare: 1 / data.connections.length }), // the process's cache budget shared by its threads
+    open: () => new InlineSqliteIndex({ file, readOnly: true, memoryShare: 1 / data.connections.length, openWaitMs: 0 }), // the process's cache budget shared by its threads
     onWait: (reason) => data.first && log.warn({ index: 'web' }, `index not ready, waiting: ${reason}`),
     onOpen: () => data.first && log.info({ index: 'web' }, 'index open'),
   });

@@ -49,12 +49,12 @@ async function openIndexes(config: Config, log: pino.Logger, gatewayThreads: num
     });
     return {
       index: openWhenReady({
-        open: () => (searchWorkers > 0 ? new SqliteReadPool({ file, workers: searchWorkers }) : new SqliteIndex({ file, readOnly: true })),
+        open: () => (searchWorkers > 0 ? new SqliteReadPool({ file, workers: searchWorkers, openWaitMs: 0 }) : new SqliteIndex({ file, readOnly: true, openWaitMs: 0 })),
         ...waiting('web'),
       }),
       // Fediverse posts are optional: until their index exists an empty one answers.
       fediverseIndex: wantsFediverse
-        ? openWhenReady({ open: () => new SqliteIndex({ file: fediverseIndexFile(config.dataDir), readOnly: true }), standIn: emptyIndex(), ...waiting('fediverse') })
+        ? openWhenReady({ open: () => new SqliteIndex({ file: fediverseIndexFile(config.dataDir), readOnly: true, openWaitMs: 0 }), standIn: emptyIndex(), ...waiting('fediverse') })
         : null,
     };
   }

@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, renameSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -63,5 +63,24 @@ describe('sqlite read pool (worker threads)', () => {
 
   it('refuses writes', async () => {
     await expect(pool.put()).rejects.toThrow(/read-only/);
+  });
+
+  it('fails the requests of a worker that could not open the index with 503, and starts it again on the next request', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'fundus-pool-lost-')), 'index.sqlite');
+    const own = new SqliteIndex({ file });
+    for (const doc of docs) await own.put(doc);
+    await own.close();
+    const lonely = new SqliteReadPool({ file, workers: 1 });
+    try {
+      // The worker opens its connection only once its thread has started: the file is gone by then.
+      renameSync(file, `${file}.away`);
+      await expect(lonely.search(query('Haus'))).rejects.toMatchObject({ code: 'INDEX_UNAVAILABLE' });
+      expect(await lonely.ping()).toBe(false);
+      renameSync(`${file}.away`, file);
+      expect((await lonely.search(query('Haus'))).total).toBe(3);
+      expect(await lonely.ping()).toBe(true);
+    } finally {
+      await lonely.close();
+    }
   });
 });

@@ -37,6 +37,14 @@ export type ReadRequest = ReadCall & { requestId: number };
 /** `stages`: the worker's stage timings since its last answer, only with FUNDUS_STAGE_TIMINGS. */
 export type ReadReply = ({ requestId: number; ok: true; value: unknown } | { requestId: number; ok: false; message: string }) & { stages?: StageTotals };
 
+interface Slot {
+  worker: Worker;
+  busy: number;
+  /** Its requests not answered yet. */
+  requests: Set<number>;
+  ended: boolean;
+}
+
 interface Pending {
   resolve(value: unknown): void;
   reject(error: Error): void;
@@ -47,45 +55,60 @@ function readOnly(): never {
 }
 
 export class SqliteReadPool implements DocumentIndex {
-  private readonly workers: { worker: Worker; busy: number }[] = [];
+  private readonly workers: Slot[] = [];
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
   /** The calling thread's reader for cheap queries (null: every search goes to a worker). */
   private readonly inline: SqliteIndex | null;
   private readonly inlinePostings: number;
+  private readonly file: string;
+  private readonly memoryShare: number;
+  private closing = false;
 
-  /** `inlinePostings`: see INLINE_POSTINGS (tests choose the path with it). */
-  constructor(options: { file: string; workers: number; inlinePostings?: number }) {
+  /** `inlinePostings`: see INLINE_POSTINGS (tests choose the path with it); `openWaitMs`: see SqliteIndexOptions. */
+  constructor(options: { file: string; workers: number; inlinePostings?: number; openWaitMs?: number }) {
     this.inlinePostings = options.inlinePostings ?? INLINE_POSTINGS;
     // Throws IndexNotReadyError when nothing was ingested yet or a writer holds the lock; checks the layout version.
-    const reader = new SqliteIndex({ file: options.file, readOnly: true, listCacheBytes: INLINE_LIST_CACHE_BYTES });
+    const reader = new SqliteIndex({ file: options.file, readOnly: true, listCacheBytes: INLINE_LIST_CACHE_BYTES, openWaitMs: options.openWaitMs });
     if (this.inlinePostings > 0) this.inline = reader;
     else {
       reader.closeSync();
       this.inline = null;
     }
-    const url = siblingUrl('read-worker');
-    for (let i = 0; i < Math.max(1, options.workers); i++) {
-      const worker = new Worker(url, { workerData: { file: options.file, memoryShare: 1 / Math.max(1, options.workers) }, execArgv: workerExecArgv() }); // without V8's options, which a worker refuses
-      const slot = { worker, busy: 0 };
-      worker.on('message', (reply: ReadReply) => {
-        slot.busy--;
-        if (reply.stages) mergeStages(reply.stages);
-        const pending = this.pending.get(reply.requestId);
-        this.pending.delete(reply.requestId);
-        if (!pending) return;
-        if (reply.ok) pending.resolve(reply.value);
-        else pending.reject(new AppError('INDEX_UNAVAILABLE', { message: `index read failed: ${reply.message}` }));
-      });
-      worker.on('error', (error) => {
-        for (const [id, pending] of this.pending) {
-          this.pending.delete(id);
-          pending.reject(new AppError('INDEX_UNAVAILABLE', { cause: error }));
-        }
-      });
-      worker.unref();
-      this.workers.push(slot);
-    }
+    this.file = options.file;
+    this.memoryShare = 1 / Math.max(1, options.workers);
+    for (let i = 0; i < Math.max(1, options.workers); i++) this.workers.push(this.spawn());
+  }
+
+  /**
+   * A worker with its own connection. One that ends (its opening failed, or it crashed) fails its
+   * requests with 503 and is started again on its next request: no request waits on a dead worker.
+   */
+  private spawn(): Slot {
+    const worker = new Worker(siblingUrl('read-worker'), { workerData: { file: this.file, memoryShare: this.memoryShare }, execArgv: workerExecArgv() }); // without V8's options, which a worker refuses
+    const slot: Slot = { worker, busy: 0, requests: new Set(), ended: false };
+    worker.on('message', (reply: ReadReply) => {
+      slot.busy--;
+      slot.requests.delete(reply.requestId);
+      if (reply.stages) mergeStages(reply.stages);
+      const pending = this.pending.get(reply.requestId);
+      this.pending.delete(reply.requestId);
+      if (!pending) return;
+      if (reply.ok) pending.resolve(reply.value);
+      else pending.reject(new AppError('INDEX_UNAVAILABLE', { message: `index read failed: ${reply.message}` }));
+    });
+    let failure: Error | undefined;
+    worker.on('error', (error) => (failure = error));
+    worker.on('exit', () => {
+      slot.ended = true;
+      for (const id of slot.requests) {
+        this.pending.get(id)?.reject(new AppError('INDEX_UNAVAILABLE', { message: 'index read failed: its reader ended', cause: failure }));
+        this.pending.delete(id);
+      }
+      slot.requests.clear();
+    });
+    worker.unref();
+    return slot;
   }
 
   /** Where the search for the least busy worker starts: turns among equally busy ones, so that every worker's list cache warms up. */
@@ -99,8 +122,13 @@ export class SqliteReadPool implements DocumentIndex {
       const candidate = workers[(this.turn + i) % workers.length];
       if (candidate.busy < slot.busy) slot = candidate;
     }
+    if (slot.ended) {
+      if (this.closing) return Promise.reject(new AppError('INDEX_UNAVAILABLE', { message: 'the index is closing' }));
+      slot = workers[workers.indexOf(slot)] = this.spawn();
+    }
     const requestId = this.nextId++;
     slot.busy++;
+    slot.requests.add(requestId);
     return new Promise<T>((resolve, reject) => {
       this.pending.set(requestId, { resolve: resolve as (value: unknown) => void, reject });
       const clock = stageClock(); // null unless FUNDUS_STAGE_TIMINGS (benchmark only)
@@ -170,6 +198,7 @@ export class SqliteReadPool implements DocumentIndex {
   }
 
   async close(): Promise<void> {
+    this.closing = true;
     this.inline?.closeSync();
     await Promise.all(this.workers.map(({ worker }) => worker.terminate()));
   }

@@ -50,6 +50,12 @@ export interface SqliteIndexOptions {
    * the next rows: for ingestion. Until `close` or `optimize`, its searches may miss the last writes.
    */
   ftsThread?: boolean;
+  /**
+   * How long a reader's opening waits for a writer's lock (default: BUSY_TIMEOUT_MS, as every read
+   * waits). Serve's waiting opener asks with 0 — it fails at once and tries again later
+   * (waiting-index.ts) — so that a held lock never stalls its thread's event loop.
+   */
+  openWaitMs?: number;
 }
 
 /** A reader opened before the index can be read: nothing ingested yet, or a writer holds the lock. */
@@ -58,6 +64,8 @@ export class IndexNotReadyError extends Error {
 }
 
 const RANK_ALL_UP_TO = 4000;
+/** How long a statement waits for another connection's lock before it fails with SQLITE_BUSY. */
+const BUSY_TIMEOUT_MS = 5000;
 /**
  * A reader's settings: pages it touches through mmap count in the process's memory, so each read
  * connection maps at most 256 MiB and caches 32 MiB; the rest of a large index is served from the
@@ -138,7 +146,8 @@ export class SqliteIndex implements DocumentIndex {
     // to read yet (serve waits: waiting-index.ts).
     if (options.readOnly && !existsSync(options.file)) throw new IndexNotReadyError(`no index at ${options.file} yet`);
     this.db = new DatabaseSync(options.file, { readOnly: options.readOnly ?? false });
-    this.db.exec('PRAGMA busy_timeout = 5000');
+    const openWaitMs = options.readOnly ? (options.openWaitMs ?? BUSY_TIMEOUT_MS) : BUSY_TIMEOUT_MS;
+    this.db.exec(`PRAGMA busy_timeout = ${openWaitMs}`);
     if (!options.readOnly) {
       // WAL: readers never block the writer; every committed transaction survives a killed process.
       this.db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL');
@@ -171,6 +180,7 @@ export class SqliteIndex implements DocumentIndex {
         throw error;
       }
     }
+    if (openWaitMs !== BUSY_TIMEOUT_MS) this.db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
     this.db.exec(options.readOnly ? READ_PRAGMAS : WRITE_PRAGMAS);
     if (options.readOnly && this.memoryShare < 1) this.db.exec(`PRAGMA cache_size = -${Math.round(READ_CACHE_KIB * this.memoryShare)}`);
     if (options.file !== ':memory:') {

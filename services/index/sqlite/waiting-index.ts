@@ -13,7 +13,7 @@ export const RETRY_FIRST_MS = 200;
 export const RETRY_MAX_MS = 5000;
 
 export interface WaitingIndexOptions {
-  /** Opens the index read-only; throws IndexNotReadyError while it cannot be read yet. */
+  /** Opens the index read-only; throws IndexNotReadyError while it cannot be read yet, at once (SqliteIndexOptions.openWaitMs 0). */
   open(): DocumentIndex;
   /** Answers while waiting (an empty index), instead of 503; readiness is then true. */
   standIn?: DocumentIndex;
@@ -48,24 +48,35 @@ export class WaitingIndex implements DocumentIndex {
   }
 
   private schedule(): void {
-    this.timer = setTimeout(() => this.attempt(), this.delay);
+    this.timer = setTimeout(() => {
+      if (!this.tryOpen() && !this.closed) this.schedule();
+    }, this.delay);
     this.timer.unref();
     this.delay = Math.min(this.delay * 2, RETRY_MAX_MS);
   }
 
-  private attempt(): void {
-    if (this.closed) return;
+  /**
+   * Opens the index if it can be read now. Besides the back-off, every request and readiness probe
+   * tries (the opener fails at once while a writer holds the lock): the process's serving threads
+   * each wait on their own, and one that just said "ready" must not leave the next request, which
+   * may land on another thread, with a 503.
+   */
+  private tryOpen(): boolean {
+    if (this.closed) return false;
+    if (this.opened) return true;
     try {
       this.opened = this.options.open();
-      this.options.onOpen?.();
-      void this.options.standIn?.close();
     } catch (error) {
       if (!(error instanceof IndexNotReadyError)) {
         // A damaged or foreign file: say so and keep trying (an operator may replace it).
         this.note(`the index cannot be opened: ${error instanceof Error ? error.message : String(error)}`);
       } else this.note(error.message);
-      this.schedule();
+      return false;
     }
+    if (this.timer) clearTimeout(this.timer);
+    this.options.onOpen?.();
+    void this.options.standIn?.close();
+    return true;
   }
 
   private note(reason: string): void {
@@ -75,7 +86,7 @@ export class WaitingIndex implements DocumentIndex {
 
   /** The open index, the stand-in, or a 503. */
   private reader(): DocumentIndex {
-    if (this.opened) return this.opened;
+    if (this.opened || this.tryOpen()) return this.opened!;
     if (this.options.standIn) return this.options.standIn;
     throw new AppError('INDEX_UNAVAILABLE', { message: 'The index is not available yet; retry shortly' });
   }
@@ -93,7 +104,7 @@ export class WaitingIndex implements DocumentIndex {
     return this.reader().stats();
   }
   async ping(): Promise<boolean> {
-    if (this.opened) return this.opened.ping();
+    if (this.opened || this.tryOpen()) return this.opened!.ping();
     return this.options.standIn ? this.options.standIn.ping() : false;
   }
 

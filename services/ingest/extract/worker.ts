@@ -21,6 +21,8 @@ export interface WorkerJob {
   preExtractedUrls?: string[];
   /** Per pre-extracted document: false when it brings its own topic (no offline classification). */
   preExtractedTopics?: boolean[];
+  /** Extract only: the pool has the document prepared by another process (see the pool's roles). */
+  extractOnly?: boolean;
   testOnlyHook?: TestOnlyHook;
 }
 
@@ -80,10 +82,10 @@ const orphanWatch = new Worker(
 );
 orphanWatch.unref();
 
-async function outcomeOf(work: () => Promise<ExtractedDocument> | ExtractedDocument, url: string | undefined, topic = true): Promise<Outcome> {
+async function outcomeOf(work: () => Promise<ExtractedDocument> | ExtractedDocument, url: string | undefined, topic = true, prepare = true): Promise<Outcome> {
   try {
     const doc = await work();
-    doc.prepared = prepareForIndex(doc, url, { topic });
+    if (prepare) doc.prepared = prepareForIndex(doc, url, { topic });
     return { ok: true, doc };
   } catch (error) {
     const e = toExtractionError(error);
@@ -111,7 +113,7 @@ async function run(job: WorkerJob): Promise<void> {
   const outcome = await outcomeOf(async () => {
     if (job.testOnlyHook) runTestOnlyHook(job.testOnlyHook);
     return extractDocument(job.input, options);
-  }, job.input.url);
+  }, job.input.url, true, !job.extractOnly);
   send({ id: job.id, ...outcome, cpuMs: cpuMs() } satisfies WorkerReply);
 }
 

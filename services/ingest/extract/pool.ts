@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import type { ExtractedDocument } from '../../core/document.ts';
 import { ExtractionError, isExtractionErrorCode } from './errors.ts';
 import type { ExtractInput, ExtractOptions } from './extract-document.ts';
+import type { TextPreparation } from '../prepare.ts';
 import { TEST_ONLY_HOOKS_ENV, type TestOnlyHook, testOnlyHooksFromEnv } from './test-only-hooks.ts';
 import type { PreparedOutcome, WorkerJob, WorkerReady, WorkerReply } from './worker.ts';
 import type { ZipLimits } from './zip-guard.ts';
@@ -68,11 +69,13 @@ interface Pending {
   extractOnly?: boolean;
   /** A preparation of a file extracted here: only a preparing process takes it (ROLES). */
   forPreparer?: boolean;
+  /** Its prepareText, made where it was extracted. */
+  text?: TextPreparation;
   preExtracted?: ExtractedDocument;
   /** False: the pre-extracted document brings its own topic. */
   topic?: boolean;
   hook?: TestOnlyHook;
-  resolve(doc: ExtractedDocument): void;
+  resolve(doc: ExtractedDocument, text?: TextPreparation): void;
   reject(error: ExtractionError): void;
 }
 
@@ -249,8 +252,8 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
     return jobs;
   }
 
-  function finish(job: Pending, outcome: { ok: true; doc: ExtractedDocument } | { ok: false; code: string; message: string }): void {
-    if (outcome.ok) job.resolve(outcome.doc);
+  function finish(job: Pending, outcome: { ok: true; doc: ExtractedDocument; text?: TextPreparation } | { ok: false; code: string; message: string }): void {
+    if (outcome.ok) job.resolve(outcome.doc, outcome.text);
     else job.reject(new ExtractionError(isExtractionErrorCode(outcome.code) ? outcome.code : 'CORRUPT_FILE', undefined, { cause: outcome.message }));
   }
 
@@ -442,7 +445,8 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
     const preExtracted = job.preExtracted ? jobs.map((j) => j.preExtracted!) : undefined;
     const preExtractedUrls = job.preExtracted ? jobs.map((j) => j.input.url) : undefined;
     const preExtractedTopics = job.preExtracted ? jobs.map((j) => j.topic !== false) : undefined;
-    const message: WorkerJob = { id: job.id, input: job.input, preExtracted, preExtractedUrls, preExtractedTopics, extractOnly: job.extractOnly, testOnlyHook: job.hook };
+    const preExtractedText = job.preExtracted && jobs.some((j) => j.text) ? jobs.map((j) => j.text) : undefined;
+    const message: WorkerJob = { id: job.id, input: job.input, preExtracted, preExtractedUrls, preExtractedTopics, preExtractedText, extractOnly: job.extractOnly, testOnlyHook: job.hook };
     // Serialized (copied) into the IPC channel: the caller's bytes stay as they are.
     const child = slot.child!;
     child.send(message, (error) => {
@@ -525,10 +529,10 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
         }
         // Extracted here, prepared (as `prepare` does) where the analyses are kept.
         // A file begun before close() is finished, unless no preparing process is left to do it.
-        const prepareExtracted = (doc: ExtractedDocument) => {
+        const prepareExtracted = (doc: ExtractedDocument, text?: TextPreparation) => {
           if (broken) return reject(broken);
           if (closing && !slots.slice(0, preparers).some((slot) => slot.child && !slot.killedFor)) return reject(new ExtractionError('POOL_CLOSED'));
-          queue.push({ id: nextId++, input: { bytes: new Uint8Array(0), url: input.url }, preExtracted: doc, forPreparer: true, resolve, reject });
+          queue.push({ id: nextId++, input: { bytes: new Uint8Array(0), url: input.url }, preExtracted: doc, forPreparer: true, text, resolve, reject });
           dispatch();
         };
         queue.push({ id: nextId++, input, extractOnly: true, hook: testOnlyHookFor(input, job), resolve: prepareExtracted, reject });

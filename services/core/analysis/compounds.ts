@@ -153,44 +153,18 @@ export function headLemma(head: string, nouns: Lexicon): string | undefined {
   return undefined;
 }
 
-/**
- * The cost of a part, from what decides it: its lemma's length, its linking element, whether it is
- * written (without the link) as a long s-initial piece, and whether the part before it always takes
- * a linking s. Kept free of objects: the splitter prices every candidate, and makes a Part only for
- * the ones that become the best so far.
- */
-function partCost(lemmaLength: number, link: string, sInitialLong: boolean, previousRequiresS: boolean): number {
+function partCost(part: Part, link: string, previous: Part | undefined): number {
   let cost = 1;
-  if (lemmaLength <= MIN_PART) cost += 0.2;
+  if (part.lemma.length <= MIN_PART) cost += 0.2;
   // A linking s beats an s-initial short part (Arbeit|s|amt, not Arbeit|samt),
   // but not a long one (Antrag|steller, Daten|sätze, Ruhe|stand, not Antrag|s|teller,
   // Daten|s|ätze), unless the part before always takes a linking s (Wohnung|s|...).
   if (link === 's' || link === 'es') cost -= 0.3;
   else if (link !== '') cost += 0.05; // Papier|form, not Papi|er|form
-  if (sInitialLong && !previousRequiresS) cost -= 0.35;
+  const surface = part.surface.slice(0, part.surface.length - link.length);
+  if (surface.startsWith('s') && surface.length >= 5 && !(previous && REQUIRES_LINKING_S.test(previous.lemma))) cost -= 0.35;
   return cost;
 }
-
-/** `requiresS`: the part's lemma always takes a linking s after it (REQUIRES_LINKING_S), decided once. */
-interface Reach extends Path { requiresS: boolean }
-
-/** The chain reaching word[0, to) through `part`, when it is cheaper than the one there (the DP's relaxation). */
-function relax(reach: (Reach | undefined)[], to: number, from: Reach, cost: number, lemma: string, surface: string, link: string): void {
-  const total = from.cost + cost;
-  const current = reach[to];
-  if (current !== undefined && !(total < current.cost)) return;
-  reach[to] = { cost: total, part: { lemma, surface }, previous: from, linked: link !== '', requiresS: REQUIRES_LINKING_S.test(lemma) };
-}
-
-/** hashOf(text[start, end) + link) from the hash of text[start, end). */
-function hashWith(hash: number, link: string): number {
-  for (let i = 0; i < link.length; i++) hash = hashStep(hash, link.charCodeAt(i));
-  return hash;
-}
-
-const NO_LINK = [''];
-const E_DROP_LINKS = ['', 's'];
-const UMLAUT_PLURAL_LINKS = ['er', 'e'];
 
 /**
  * Best decomposition of a lowercase word (ß as ss) into lexicon parts, or
@@ -207,16 +181,25 @@ export function splitCompound(word: string): Part[] | undefined {
   if (NOT_A_COMPOUND.test(word) && !wholeIsNoun) return undefined;
 
   // reach[i]: cheapest chain of modifiers (with their links) covering word[0, i).
-  const reach: (Reach | undefined)[] = new Array(n + 1);
-  reach[0] = { cost: 0, linked: false, requiresS: false };
+  const reach: (Path | undefined)[] = new Array(n + 1);
+  reach[0] = { cost: 0, linked: false };
+  const relax = (to: number, from: Path, part: Part, link: string): void => {
+    const cost = from.cost + partCost(part, link, from.part);
+    const current = reach[to];
+    if (current === undefined || cost < current.cost) reach[to] = { cost, part, previous: from, linked: link !== '' };
+  };
 
   const hasUmlaut = UMLAUT.test(word);
+  const linkRoom = (link: string, end: number): boolean => word.startsWith(link, end) && end + link.length <= n - MIN_PART;
+  // Evidence against a linking s: the stem with the s is a known noun of its own (Maus|zeiger, not
+  // Mau|s|zeiger; Kurs|anmeldung, not Kur|s|anmeldung), unless the stem ends in a suffix that
+  // always takes the s (Wohnung|s|bau, Arbeit|s|amt).
+  const sLinkAllowed = (start: number, end: number, link: string): boolean =>
+    (link !== 's' && link !== 'es') || REQUIRES_LINKING_S.test(word.slice(start, end)) || !nouns.has(word.slice(start, end + link.length));
   for (let start = 0; start <= n - 2 * MIN_PART; start++) {
     const from = reach[start];
     if (from === undefined) continue;
     const lastEnd = Math.min(n - MIN_PART, start + longestPart);
-    // Parts written from here start with an s: long ones (5 letters and more) are priced lower.
-    const sInitial = word.charCodeAt(start) === 115;
     // The piece's hash grows with it, letter by letter: the lexicon is asked by code units.
     let hash = HASH_START;
     for (let i = start; i < start + MIN_PART - 1; i++) hash = hashStep(hash, word.charCodeAt(i));
@@ -235,48 +218,38 @@ export function splitCompound(word: string): Part[] | undefined {
       // No noun (nor umlaut-free plural stem, nor adjective) starts like this: nor will a longer one.
       const known = (flags & MAY_START) !== 0 || (hasUmlaut && nouns.mayStart(withoutLastUmlaut(stem) ?? stem));
       if (!known && !(start === 0 && end <= LONGEST_ADJECTIVE_MODIFIER)) break;
-      const sInitialLong = sInitial && end - start >= 5;
       // Short modifiers without a linking element only in words the lexicon does not know whole.
       const shortBare = stem.length <= MIN_PART && wholeIsNoun;
       if (flags & IS_NOUN) {
         for (const link of LINKS) {
-          if (!word.startsWith(link, end) || end + link.length > n - MIN_PART || (shortBare && link === '')) continue;
-          // Evidence against a linking s: the stem with the s is a known noun of its own (Maus|zeiger,
-          // not Mau|s|zeiger; Kurs|anmeldung, not Kur|s|anmeldung), unless the stem ends in a suffix
-          // that always takes the s (Wohnung|s|bau, Arbeit|s|amt).
-          if ((link === 's' || link === 'es') && !REQUIRES_LINKING_S.test(stem) && (nouns.flagsAt(word, start, end + link.length, hashWith(hash, link)) & IS_NOUN) !== 0) continue;
-          const to = end + link.length;
-          relax(reach, to, from, partCost(stem.length, link, sInitialLong, from.requiresS), stem, link === '' ? stem : word.slice(start, to), link);
+          if (!linkRoom(link, end) || (shortBare && link === '') || !sLinkAllowed(start, end, link)) continue;
+          relax(end + link.length, from, { lemma: stem, surface: word.slice(start, end + link.length) }, link);
         }
         continue;
       }
       if (start === 0 && ADJECTIVE_MODIFIERS.has(stem)) {
-        relax(reach, end, from, partCost(stem.length, '', sInitialLong, from.requiresS), stem, stem, '');
+        relax(end, from, { lemma: stem, surface: stem }, '');
         continue;
       }
       if (stem.length <= MIN_PART) continue;
       if (flags & PLUS_E) {
         // Schul|buch, Hilf|s|mittel: the modifier drops its final -e.
-        for (const link of E_DROP_LINKS) {
-          if (!word.startsWith(link, end) || end + link.length > n - MIN_PART) continue;
-          if (link === 's' && !REQUIRES_LINKING_S.test(stem) && (nouns.flagsAt(word, start, end + 1, hashWith(hash, link)) & IS_NOUN) !== 0) continue;
-          relax(reach, end + link.length, from, partCost(stem.length + 1, link, sInitialLong, from.requiresS), stem + 'e', word.slice(start, end + link.length), link);
+        for (const link of ['', 's']) {
+          if (linkRoom(link, end) && sLinkAllowed(start, end, link)) relax(end + link.length, from, { lemma: stem + 'e', surface: word.slice(start, end + link.length) }, link);
         }
       } else if (flags & (PLUS_EN | PLUS_N) && !PARTICLES.has(stem)) {
         // Verb stems and plural-only nouns, known by their noun in -(e)n:
         // Schreib|tisch (das Schreiben), Melde|pflicht, Finanz|amt (Finanzen).
-        const lemma = flags & PLUS_EN ? stem + 'en' : stem + 'n';
-        relax(reach, end, from, partCost(lemma.length, '', sInitialLong, from.requiresS), lemma, stem, '');
+        relax(end, from, { lemma: flags & PLUS_EN ? stem + 'en' : stem + 'n', surface: stem }, '');
       } else if (flags & MODIFIER_ONLY && !PARTICLES.has(stem)) {
         // Verb stems and compound-opening forms from the dictionary: Trenn|zeichen, Audio|gerät.
-        relax(reach, end, from, partCost(stem.length, '', sInitialLong, from.requiresS), stem, stem, '');
+        relax(end, from, { lemma: stem, surface: stem }, '');
       }
       // Bücher|regal, Städte|bau, Länder|spiel: an umlauted plural as modifier.
       const plain = hasUmlaut ? withoutLastUmlaut(stem) : undefined;
       if (plain !== undefined && nouns.has(plain)) {
-        for (const link of UMLAUT_PLURAL_LINKS) {
-          if (!word.startsWith(link, end) || end + link.length > n - MIN_PART) continue;
-          relax(reach, end + link.length, from, partCost(plain.length, link, sInitialLong, from.requiresS), plain, word.slice(start, end + link.length), link);
+        for (const link of ['er', 'e']) {
+          if (linkRoom(link, end)) relax(end + link.length, from, { lemma: plain, surface: word.slice(start, end + link.length) }, link);
         }
       }
     }
@@ -291,14 +264,11 @@ export function splitCompound(word: string): Part[] | undefined {
     const lemma = headLemma(surface, nouns);
     if (lemma === undefined) continue;
     if (!from.linked && ((wholeIsNoun && lemma.length <= MIN_PART) || NEEDS_LINK_BEFORE.has(lemma))) continue;
-    const cost = from.cost + partCost(lemma.length, '', word.charCodeAt(start) === 115 && surface.length >= 5, from.requiresS);
+    const cost = from.cost + partCost({ lemma, surface }, '', from.part);
     if (best === undefined || cost < best.cost) best = { cost, part: { lemma, surface, head: true }, previous: from, linked: false };
   }
   return best !== undefined ? partsOf(best) : wholeIsNoun ? undefined : fallbackHead(word, nouns);
 }
-
-const LONGEST_PARTICLE = Math.max(...[...PARTICLES].map((particle) => particle.length));
-const VOWEL = /[aeiouyäöü]/;
 
 /**
  * For a word the lexicon does not know and cannot fully split (an unknown
@@ -308,15 +278,13 @@ const VOWEL = /[aeiouyäöü]/;
  */
 function fallbackHead(word: string, nouns: Lexicon): Part[] | undefined {
   const first = Math.max(MIN_FALLBACK_PREFIX, word.length - nouns.longest - LONGEST_HEAD_ENDING);
-  // The prefixes grow by a letter each: once one has a vowel, every longer one has.
-  let prefixHasVowel = false;
   for (let start = first; start <= word.length - MIN_FALLBACK_HEAD; start++) {
     splitterWork.steps++;
-    prefixHasVowel ||= VOWEL.test(start === first ? word.slice(0, start) : word[start - 1]);
-    if (!prefixHasVowel || (start <= LONGEST_PARTICLE && PARTICLES.has(word.slice(0, start)))) continue;
+    const prefix = word.slice(0, start);
+    if (PARTICLES.has(prefix) || !/[aeiouyäöü]/.test(prefix)) continue;
     const surface = word.slice(start);
-    if (SUFFIX_HEAD.test(surface)) continue;
     const lemma = headLemma(surface, nouns);
+    if (SUFFIX_HEAD.test(surface)) continue;
     if (lemma !== undefined && lemma.length >= MIN_FALLBACK_HEAD && !NEEDS_LINK_BEFORE.has(lemma)) return [{ lemma, surface, head: true }];
   }
   return undefined;

@@ -474,14 +474,14 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
       return jobs;
     }
     const preparer = slots.indexOf(slot) < preparers;
-    const fits = (job: Pending) => preparer || !job.forPreparer;
     let first = preparer ? queue.findIndex((job) => job.preExtracted !== undefined) : -1;
-    if (first < 0) first = queue.findIndex(fits);
+    if (first < 0) first = queue.findIndex((job) => preparer || !job.forPreparer);
     if (first < 0) return [];
     const jobs = queue.splice(first, 1);
-    if (jobs[0].preExtracted) {
+    // A file's preparation goes alone, as its extraction did: a time limit then fails that file only.
+    if (jobs[0].preExtracted && !jobs[0].forPreparer) {
       for (let i = first; jobs.length < PREPARE_BATCH && i < queue.length; ) {
-        if (queue[i].preExtracted && fits(queue[i])) jobs.push(...queue.splice(i, 1));
+        if (queue[i].preExtracted && !queue[i].forPreparer) jobs.push(...queue.splice(i, 1));
         else i++;
       }
     }

@@ -204,6 +204,20 @@ describe('extraction pool with an extracting and a preparing process', () => {
     for (const result of results) expect(JSON.parse(JSON.stringify(result))).toEqual(JSON.parse(JSON.stringify(here)));
   });
 
+  it('fails only the file whose preparation hangs (TIMEOUT); the files prepared beside it are stored', async () => {
+    pool = createExtractionPool({ workers: 2, timeoutMs: 3000, maxMemoryMb: 256, maxBytes: 1024 * 1024 });
+    const outcomes = await Promise.all(
+      pages.map((p, i) =>
+        pool!.extract(p, i === 1 ? { testOnlyHook: 'hang-in-preparation' } : {}).then(
+          (doc) => doc.prepared?.title.exact ?? 'not prepared',
+          (error: { code: string }) => error.code,
+        ),
+      ),
+    );
+    expect(outcomes).toEqual(['schulwegplaene', 'TIMEOUT', 'kurz', 'wohnungsbaugesellschaft', 'mueller soehne', 'leer']);
+    expect((await pool.extract(pages[0])).prepared?.body.base).toContain('wahl');
+  });
+
   it('finishes a file begun before close(): extracted in one process, prepared in the other', async () => {
     const p = createExtractionPool({ workers: 2, timeoutMs: 20_000, maxMemoryMb: 256, maxBytes: 1024 * 1024 });
     const [first, second] = pages.slice(0, 2).map((page) => p.extract(page));

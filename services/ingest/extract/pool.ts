@@ -528,14 +528,16 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
           return;
         }
         // Extracted here, prepared (as `prepare` does) where the analyses are kept.
+        const hook = testOnlyHookFor(input, job);
+        const inPreparation = hook === 'hang-in-preparation';
         // A file begun before close() is finished, unless no preparing process is left to do it.
         const prepareExtracted = (doc: ExtractedDocument, text?: TextPreparation) => {
           if (broken) return reject(broken);
           if (closing && !slots.slice(0, preparers).some((slot) => slot.child && !slot.killedFor)) return reject(new ExtractionError('POOL_CLOSED'));
-          queue.push({ id: nextId++, input: { bytes: new Uint8Array(0), url: input.url }, preExtracted: doc, forPreparer: true, text, resolve, reject });
+          queue.push({ id: nextId++, input: { bytes: new Uint8Array(0), url: input.url }, preExtracted: doc, forPreparer: true, text, hook: inPreparation ? hook : undefined, resolve, reject });
           dispatch();
         };
-        queue.push({ id: nextId++, input, extractOnly: true, hook: testOnlyHookFor(input, job), resolve: prepareExtracted, reject });
+        queue.push({ id: nextId++, input, extractOnly: true, hook: inPreparation ? undefined : hook, resolve: prepareExtracted, reject });
         dispatch();
       });
     },

@@ -106,6 +106,7 @@ process.on('message', (job: WorkerJob) => {
 
 async function run(job: WorkerJob): Promise<void> {
   if (job.preExtracted) {
+    if (job.testOnlyHook) runTestOnlyHook(job.testOnlyHook);
     // The reply carries the preparations only: sending each text back was a tenth of this process's CPU.
     const batch: PreparedOutcome[] = [];
     for (const [i, doc] of job.preExtracted.entries()) {

@@ -111,15 +111,15 @@ const PREPARE_BATCH = 32;
  * ROLES. Each process keeps the analyses of the words it has met; two processes that both prepare
  * documents analyse most new words twice, and the first analysis of a word (stem, compound split)
  * is most of what preparing a document costs. So with two processes or more, a file is extracted in
- * one process and prepared for the index in another: the first half of the processes (at least one)
- * prepare, preferring preparations and extracting only when none waits; the others extract and never
- * prepare a file extracted here (that would bring the double analyses back). Measured on 2 cores,
- * HTML: preparing is about two thirds of the processes' work, and the preparer's share is then about
- * what the extractor and the ingesting process use together. Pre-extracted documents (`prepare`,
- * records) go to any process, as before: there is no extraction for the others to do.
+ * one process and prepared for the index in another. Preparing is about two thirds of the processes'
+ * work on HTML (measured on 2 cores), so a third of the processes (at least one) extract and the
+ * others prepare: one and one of two, one and two of three, two and four of six. Preparing
+ * processes prefer preparations and extract only when none waits; extracting ones never prepare a
+ * file extracted here (that would bring the double analyses back). Pre-extracted documents
+ * (`prepare`, records) go to any process, as before: there is no extraction for the others to do.
  */
 function preparerCount(workers: number): number {
-  return Math.max(1, Math.floor(workers / 2));
+  return workers - Math.max(1, Math.round(workers / 3));
 }
 
 /**

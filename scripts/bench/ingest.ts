@@ -116,6 +116,8 @@ async function run(type: string) {
     peakRssMiB: Math.round(peak / 1048576),
     /** Sampled: the last 50 ms of each process may be missing. */
     cpuSeconds: { main: Number(mainCpu.toFixed(2)), extraction: Number(extractionCpu.toFixed(2)) },
+    /** Each extraction process's CPU seconds, in the order they started. */
+    perProcess: [...cpu].filter(([pid]) => pid !== child.pid).map(([, seconds]) => Number(seconds.toFixed(2))),
     load: readFileSync('/proc/loadavg', 'utf8').split(' ')[0],
     summary: out.trim(),
   };
@@ -130,7 +132,7 @@ console.log(`machine: ${machine}`);
 console.log('| input | documents | seconds | docs/s | peak RSS | CPU s: main + extraction | load (1 min) |');
 console.log('|---|---|---|---|---|---|---|');
 for (const r of results) {
-  console.log(`| ${r.type} | ${r.documents} | ${r.seconds} | ${r.docsPerSecond} | ${r.peakRssMiB} MiB | ${r.cpuSeconds.main} + ${r.cpuSeconds.extraction} | ${r.load} |`);
+  console.log(`| ${r.type} | ${r.documents} | ${r.seconds} | ${r.docsPerSecond} | ${r.peakRssMiB} MiB | ${r.cpuSeconds.main} + ${r.cpuSeconds.extraction} (${r.perProcess.join(' + ')}) | ${r.load} |`);
 }
 for (const r of results) console.log(`${r.type}: ${r.summary}`);
 if (values['cpu-prof']) printTimeline(resolve(values['cpu-prof']));

@@ -166,6 +166,73 @@ describe('extraction pool', () => {
   });
 });
 
+// ROLES (pool.ts): with two processes, a file is extracted in one and prepared for the index in the
+// other. What comes back must be what one process doing both gives, and what this process computes.
+describe('extraction pool with an extracting and a preparing process', () => {
+  const pages = [
+    ['Schulwegpläne', 'Die Schulwegpläne der Bundestagswahl und die Verwaltungsgerichte.'],
+    ['Häuserzeilen', 'Städtebau, Bücherregale und Arbeitsämter: Oberlandesgerichtsentscheidungen.'],
+    ['Kurz', 'Ein Satz.'],
+    ['Wohnungsbaugesellschaft', 'Entschädigungsaufwendungen der Wohnungsbaugesellschaften im Jahresende.'],
+    ['Müller & Söhne', 'Mauszeiger, Kursanmeldung, Glasscheibe; Benutzerkonten und Hauptthemen.'],
+    ['Leer', ''],
+  ].map(([title, text], i) => ({
+    url: `https://x.example/r/${i}`,
+    bytes: new TextEncoder().encode(`<!doctype html><html lang="de"><head><title>${title}</title><link rel="canonical" href="https://x.example/c/${i}"></head><body><main><h1>${title}</h1><p>${text}</p><p>${text} ${title}</p></main></body></html>`),
+  }));
+
+  it('gives the same documents and preparations as one process doing both, and as this process', async () => {
+    const { extractDocument } = await import('../../services/ingest/extract/extract-document.ts');
+    const { prepareForIndex } = await import('../../services/ingest/prepare.ts');
+    const here = await Promise.all(
+      pages.map(async (p) => {
+        const doc = await extractDocument({ bytes: p.bytes, url: p.url }, { maxBytes: 1024 * 1024 });
+        doc.prepared = prepareForIndex(doc, p.url);
+        return doc;
+      }),
+    );
+    const results: unknown[] = [];
+    for (const roles of [true, false]) {
+      pool = createExtractionPool({ workers: 2, roles, timeoutMs: 20_000, maxMemoryMb: 256, maxBytes: 1024 * 1024 });
+      // Several rounds at once: preparations and extractions wait together in the queue.
+      const rounds = await Promise.all([0, 1, 2].map(() => Promise.all(pages.map((p) => pool!.extract({ bytes: p.bytes, url: p.url })))));
+      for (const round of rounds) results.push(round);
+      await pool.close();
+      pool = null;
+    }
+    expect(here[0].prepared?.body.base).toContain('wahl');
+    for (const result of results) expect(JSON.parse(JSON.stringify(result))).toEqual(JSON.parse(JSON.stringify(here)));
+  });
+
+  it('fails only the file whose preparation hangs (TIMEOUT); the files prepared beside it are stored', async () => {
+    pool = createExtractionPool({ workers: 2, timeoutMs: 3000, maxMemoryMb: 256, maxBytes: 1024 * 1024 });
+    const outcomes = await Promise.all(
+      pages.map((p, i) =>
+        pool!.extract(p, i === 1 ? { testOnlyHook: 'hang-in-preparation' } : {}).then(
+          (doc) => doc.prepared?.title.exact ?? 'not prepared',
+          (error: { code: string }) => error.code,
+        ),
+      ),
+    );
+    expect(outcomes).toEqual(['schulwegplaene', 'TIMEOUT', 'kurz', 'wohnungsbaugesellschaft', 'mueller soehne', 'leer']);
+    expect((await pool.extract(pages[0])).prepared?.body.base).toContain('wahl');
+  });
+
+  it('finishes a file begun before close(): extracted in one process, prepared in the other', async () => {
+    const p = createExtractionPool({ workers: 2, timeoutMs: 20_000, maxMemoryMb: 256, maxBytes: 1024 * 1024 });
+    const [first, second] = pages.slice(0, 2).map((page) => p.extract(page));
+    const third = p.extract(pages[2]).then(
+      () => 'extracted',
+      (error: { code: string }) => error.code,
+    );
+    const closed = p.close();
+    expect((await first).prepared?.body.base).toContain('wahl');
+    expect((await second).prepared?.title.exact).toBe('haeuserzeilen');
+    expect(await third).toBe('POOL_CLOSED');
+    await closed;
+  });
+});
+
 /** The extraction processes this test process started (Linux: /proc). */
 function extractionChildren(): number[] {
   const children = readFileSync(`/proc/${process.pid}/task/${process.pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);

@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import type { ExtractedDocument } from '../../core/document.ts';
 import { ExtractionError, isExtractionErrorCode } from './errors.ts';
 import type { ExtractInput, ExtractOptions } from './extract-document.ts';
+import type { TextPreparation } from '../prepare.ts';
 import { TEST_ONLY_HOOKS_ENV, type TestOnlyHook, testOnlyHooksFromEnv } from './test-only-hooks.ts';
 import type { PreparedOutcome, WorkerJob, WorkerReady, WorkerReply } from './worker.ts';
 import type { ZipLimits } from './zip-guard.ts';
@@ -40,6 +41,12 @@ export interface ExtractionPoolOptions {
   /** Files larger than this are refused before they reach a process. */
   maxBytes: number;
   zipLimits?: ZipLimits;
+  /**
+   * With two processes or more, a file is extracted in one process and prepared for the index
+   * (analysis, fingerprint, topic) in another: see ROLES. Default true; false: each process
+   * prepares what it extracted.
+   */
+  roles?: boolean;
 }
 
 export interface ExtractJobOptions {
@@ -58,11 +65,17 @@ export interface ExtractionPool {
 interface Pending {
   id: number;
   input: ExtractInput;
+  /** Extract only: the document is then prepared by a second job (ROLES). */
+  extractOnly?: boolean;
+  /** A preparation of a file extracted here: only a preparing process takes it (ROLES). */
+  forPreparer?: boolean;
+  /** Its prepareText, made where it was extracted. */
+  text?: TextPreparation;
   preExtracted?: ExtractedDocument;
   /** False: the pre-extracted document brings its own topic. */
   topic?: boolean;
   hook?: TestOnlyHook;
-  resolve(doc: ExtractedDocument): void;
+  resolve(doc: ExtractedDocument, text?: TextPreparation): void;
   reject(error: ExtractionError): void;
 }
 
@@ -93,6 +106,21 @@ interface Slot {
  * waiting for the writer's thread to hand out the next (measured: idle two thirds of the time).
  */
 const PREPARE_BATCH = 32;
+
+/**
+ * ROLES. Each process keeps the analyses of the words it has met; two processes that both prepare
+ * documents analyse most new words twice, and the first analysis of a word (stem, compound split)
+ * is most of what preparing a document costs. So with two processes or more, a file is extracted in
+ * one process and prepared for the index in another. Preparing is about two thirds of the processes'
+ * work on HTML (measured on 2 cores), so a third of the processes (at least one) extract and the
+ * others prepare: one and one of two, one and two of three, two and four of six. Preparing
+ * processes prefer preparations and extract only when none waits; extracting ones never prepare a
+ * file extracted here (that would bring the double analyses back). Pre-extracted documents
+ * (`prepare`, records) go to any process, as before: there is no extraction for the others to do.
+ */
+function preparerCount(workers: number): number {
+  return workers - Math.max(1, Math.round(workers / 3));
+}
 
 /**
  * How long a process may take to load and warm up before it counts as failed. Start-up is not
@@ -195,6 +223,8 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
   const execArgv = childExecArgv(options.maxMemoryMb);
   const envHooks = testOnlyHooksFromEnv(process.env[TEST_ONLY_HOOKS_ENV]);
   if (envHooks.size) process.stderr.write(`fundus: ${TEST_ONLY_HOOKS_ENV} is set: test-only extraction hooks for ${envHooks.size} file name(s)\n`);
+  const roles = (options.roles ?? true) && options.workers >= 2;
+  const preparers = preparerCount(options.workers);
   const slots: Slot[] = Array.from({ length: Math.max(1, options.workers) }, () => ({
     child: null,
     jobs: [],
@@ -222,8 +252,8 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
     return jobs;
   }
 
-  function finish(job: Pending, outcome: { ok: true; doc: ExtractedDocument } | { ok: false; code: string; message: string }): void {
-    if (outcome.ok) job.resolve(outcome.doc);
+  function finish(job: Pending, outcome: { ok: true; doc: ExtractedDocument; text?: TextPreparation } | { ok: false; code: string; message: string }): void {
+    if (outcome.ok) job.resolve(outcome.doc, outcome.text);
     else job.reject(new ExtractionError(isExtractionErrorCode(outcome.code) ? outcome.code : 'CORRUPT_FILE', undefined, { cause: outcome.message }));
   }
 
@@ -415,7 +445,8 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
     const preExtracted = job.preExtracted ? jobs.map((j) => j.preExtracted!) : undefined;
     const preExtractedUrls = job.preExtracted ? jobs.map((j) => j.input.url) : undefined;
     const preExtractedTopics = job.preExtracted ? jobs.map((j) => j.topic !== false) : undefined;
-    const message: WorkerJob = { id: job.id, input: job.input, preExtracted, preExtractedUrls, preExtractedTopics, testOnlyHook: job.hook };
+    const preExtractedText = job.preExtracted && jobs.some((j) => j.text) ? jobs.map((j) => j.text) : undefined;
+    const message: WorkerJob = { id: job.id, input: job.input, preExtracted, preExtractedUrls, preExtractedTopics, preExtractedText, extractOnly: job.extractOnly, testOnlyHook: job.hook };
     // Serialized (copied) into the IPC channel: the caller's bytes stay as they are.
     const child = slot.child!;
     child.send(message, (error) => {
@@ -431,10 +462,29 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
     if (queue.length === 0 && slots.every((s) => !s.jobs.length && !s.queued.length)) idleWaiters.splice(0).forEach((wake) => wake());
   }
 
-  /** The next jobs from the queue: one file, or up to PREPARE_BATCH pre-extracted documents. */
-  function nextJobs(): Pending[] {
-    const jobs = [queue.shift()!];
-    if (jobs[0].preExtracted) while (jobs.length < PREPARE_BATCH && queue[0]?.preExtracted) jobs.push(queue.shift()!);
+  /**
+   * The next jobs from the queue for a slot: one file, or up to PREPARE_BATCH pre-extracted documents
+   * (none when an extracting process has nothing it may take). With roles, a preparing process takes
+   * preparations first, an extracting one never a preparation of a file extracted here (ROLES).
+   */
+  function nextJobs(slot: Slot): Pending[] {
+    if (!roles) {
+      const jobs = [queue.shift()!];
+      if (jobs[0].preExtracted) while (jobs.length < PREPARE_BATCH && queue[0]?.preExtracted) jobs.push(queue.shift()!);
+      return jobs;
+    }
+    const preparer = slots.indexOf(slot) < preparers;
+    let first = preparer ? queue.findIndex((job) => job.preExtracted !== undefined) : -1;
+    if (first < 0) first = queue.findIndex((job) => preparer || !job.forPreparer);
+    if (first < 0) return [];
+    const jobs = queue.splice(first, 1);
+    // A file's preparation goes alone, as its extraction did: a time limit then fails that file only.
+    if (jobs[0].preExtracted && !jobs[0].forPreparer) {
+      for (let i = first; jobs.length < PREPARE_BATCH && i < queue.length; ) {
+        if (queue[i].preExtracted && !queue[i].forPreparer) jobs.push(...queue.splice(i, 1));
+        else i++;
+      }
+    }
     return jobs;
   }
 
@@ -444,14 +494,14 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
       if (queue.length === 0) break;
       if (!slot.child || slot.killedFor) continue;
       if (!slot.jobs.length) {
-        slot.jobs = nextJobs();
-        if (!slot.ready) continue;
+        slot.jobs = nextJobs(slot);
+        if (!slot.jobs.length || !slot.ready) continue;
         handOver(slot, slot.jobs);
         startTimer(slot);
       }
       if (slot.ready && !slot.queued.length && queue.length) {
-        slot.queued = nextJobs();
-        handOver(slot, slot.queued);
+        slot.queued = nextJobs(slot);
+        if (slot.queued.length) handOver(slot, slot.queued);
       }
     }
     wakeIdleWaiters();
@@ -472,7 +522,22 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
       }
       if (input.bytes.length === 0) return Promise.reject(new ExtractionError('EMPTY_FILE'));
       return new Promise<ExtractedDocument>((resolve, reject) => {
-        queue.push({ id: nextId++, input, hook: testOnlyHookFor(input, job), resolve, reject });
+        if (!roles) {
+          queue.push({ id: nextId++, input, hook: testOnlyHookFor(input, job), resolve, reject });
+          dispatch();
+          return;
+        }
+        // Extracted here, prepared (as `prepare` does) where the analyses are kept.
+        const hook = testOnlyHookFor(input, job);
+        const inPreparation = hook === 'hang-in-preparation';
+        // A file begun before close() is finished, unless no preparing process is left to do it.
+        const prepareExtracted = (doc: ExtractedDocument, text?: TextPreparation) => {
+          if (broken) return reject(broken);
+          if (closing && !slots.slice(0, preparers).some((slot) => slot.child && !slot.killedFor)) return reject(new ExtractionError('POOL_CLOSED'));
+          queue.push({ id: nextId++, input: { bytes: new Uint8Array(0), url: input.url }, preExtracted: doc, forPreparer: true, text, hook: inPreparation ? hook : undefined, resolve, reject });
+          dispatch();
+        };
+        queue.push({ id: nextId++, input, extractOnly: true, hook: inPreparation ? undefined : hook, resolve: prepareExtracted, reject });
         dispatch();
       });
     },

@@ -4,6 +4,9 @@
 
 export const TEST_ONLY_HOOKS = [
   'hang',
+  // 'hang' where the document is prepared for the index: with the pool's roles, in the preparing
+  // process, after the file was extracted in another (one process: the same as 'hang').
+  'hang-in-preparation',
   // Waits without using CPU, like a read that never returns: only the wall-clock guard ends it.
   'block',
   // Many 8 MB arrays: V8 reaches the heap limit between allocations.
@@ -49,7 +52,7 @@ function holdForever(): never {
 
 /** Runs in the extraction process; most hooks never return. */
 export function runTestOnlyHook(hook: TestOnlyHook): void {
-  if (hook === 'hang') {
+  if (hook === 'hang' || hook === 'hang-in-preparation') {
     // A synchronous loop like a runaway parser: only a kill can stop it.
     for (;;) {
       /* spin */

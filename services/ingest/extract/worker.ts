@@ -8,7 +8,7 @@
 import { Worker } from 'node:worker_threads';
 import type { ExtractedDocument, IndexPreparation } from '../../core/document.ts';
 import { toExtractionError } from './errors.ts';
-import { prepareForIndex } from '../prepare.ts';
+import { prepareForIndex, prepareText, type TextPreparation } from '../prepare.ts';
 import { type ExtractInput, type ExtractOptions, extractDocument } from './extract-document.ts';
 import { runTestOnlyHook, type TestOnlyHook } from './test-only-hooks.ts';
 
@@ -21,11 +21,16 @@ export interface WorkerJob {
   preExtractedUrls?: string[];
   /** Per pre-extracted document: false when it brings its own topic (no offline classification). */
   preExtractedTopics?: boolean[];
+  /** Per pre-extracted document: its prepareText, when the process that extracted it made it. */
+  preExtractedText?: (TextPreparation | undefined)[];
+  /** Extract only: the pool has the document prepared by another process (see the pool's roles). */
+  extractOnly?: boolean;
   testOnlyHook?: TestOnlyHook;
 }
 
 type Failure = { ok: false; code: string; message: string };
-type Outcome = { ok: true; doc: ExtractedDocument } | Failure;
+/** `text`: an extract-only job's prepareText of the document, for the process that prepares it. */
+type Outcome = { ok: true; doc: ExtractedDocument; text?: TextPreparation } | Failure;
 /** A pre-extracted document's outcome: only what was added (the pool has the document itself). */
 export type PreparedOutcome = { ok: true; prepared: IndexPreparation } | Failure;
 
@@ -80,10 +85,12 @@ const orphanWatch = new Worker(
 );
 orphanWatch.unref();
 
-async function outcomeOf(work: () => Promise<ExtractedDocument> | ExtractedDocument, url: string | undefined, topic = true): Promise<Outcome> {
+/** `prepare`: false for an extract-only job (its prepareText comes with it); `text`: the document's prepareText if made already. */
+async function outcomeOf(work: () => Promise<ExtractedDocument> | ExtractedDocument, url: string | undefined, topic = true, prepare = true, text?: TextPreparation): Promise<Outcome> {
   try {
     const doc = await work();
-    doc.prepared = prepareForIndex(doc, url, { topic });
+    if (!prepare) return { ok: true, doc, text: prepareText(doc, url) };
+    doc.prepared = prepareForIndex(doc, url, { topic, text });
     return { ok: true, doc };
   } catch (error) {
     const e = toExtractionError(error);
@@ -99,10 +106,11 @@ process.on('message', (job: WorkerJob) => {
 
 async function run(job: WorkerJob): Promise<void> {
   if (job.preExtracted) {
+    if (job.testOnlyHook) runTestOnlyHook(job.testOnlyHook);
     // The reply carries the preparations only: sending each text back was a tenth of this process's CPU.
     const batch: PreparedOutcome[] = [];
     for (const [i, doc] of job.preExtracted.entries()) {
-      const outcome = await outcomeOf(() => doc, job.preExtractedUrls?.[i], job.preExtractedTopics?.[i] ?? true);
+      const outcome = await outcomeOf(() => doc, job.preExtractedUrls?.[i], job.preExtractedTopics?.[i] ?? true, true, job.preExtractedText?.[i]);
       batch.push(outcome.ok ? { ok: true, prepared: outcome.doc.prepared! } : outcome);
     }
     send({ id: job.id, batch, cpuMs: cpuMs() } satisfies WorkerReply);
@@ -111,7 +119,7 @@ async function run(job: WorkerJob): Promise<void> {
   const outcome = await outcomeOf(async () => {
     if (job.testOnlyHook) runTestOnlyHook(job.testOnlyHook);
     return extractDocument(job.input, options);
-  }, job.input.url);
+  }, job.input.url, true, !job.extractOnly);
   send({ id: job.id, ...outcome, cpuMs: cpuMs() } satisfies WorkerReply);
 }
 

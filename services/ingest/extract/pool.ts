@@ -190,8 +190,21 @@ function childExecArgv(maxMemoryMb: number): string[] {
     }
     out.push(argv[i]);
   }
-  out.push(`--max-old-space-size=${maxMemoryMb}`);
+  out.push(`--max-old-space-size=${maxMemoryMb}`, `--initial-old-space-size=${initialOldSpaceMb(maxMemoryMb)}`);
   return out;
+}
+
+/**
+ * Where V8 first considers a full collection of the old generation. By default it starts small and
+ * grows, so a preparing process, whose word analyses all stay (bounded by the word table), ran 4–7
+ * full collections over the 1222 corpus pages while its heap grew to 25–45 MB; starting at 96 MB it
+ * runs 0–1 (about 0.2 s of CPU less, README "One process analyses"). Only a threshold: the heap limit
+ * and the resident-memory limit stay as they are, and memory is still returned after a collection.
+ */
+const INITIAL_OLD_SPACE_MB = 96;
+
+function initialOldSpaceMb(maxMemoryMb: number): number {
+  return Math.max(1, Math.min(INITIAL_OLD_SPACE_MB, Math.floor(maxMemoryMb / 2)));
 }
 
 /** Resident memory of a process in MiB, or null where /proc cannot tell (not Linux, already gone). */

@@ -39,8 +39,7 @@ export type ReadReply = ({ requestId: number; ok: true; value: unknown } | { req
 
 interface Slot {
   worker: Worker;
-  busy: number;
-  /** Its requests not answered yet. */
+  /** Its requests not answered yet (how busy it is). */
   requests: Set<number>;
   ended: boolean;
 }
@@ -86,9 +85,8 @@ export class SqliteReadPool implements DocumentIndex {
    */
   private spawn(): Slot {
     const worker = new Worker(siblingUrl('read-worker'), { workerData: { file: this.file, memoryShare: this.memoryShare }, execArgv: workerExecArgv() }); // without V8's options, which a worker refuses
-    const slot: Slot = { worker, busy: 0, requests: new Set(), ended: false };
+    const slot: Slot = { worker, requests: new Set(), ended: false };
     worker.on('message', (reply: ReadReply) => {
-      slot.busy--;
       slot.requests.delete(reply.requestId);
       if (reply.stages) mergeStages(reply.stages);
       const pending = this.pending.get(reply.requestId);
@@ -120,14 +118,13 @@ export class SqliteReadPool implements DocumentIndex {
     let slot = workers[this.turn];
     for (let i = 1; i < workers.length; i++) {
       const candidate = workers[(this.turn + i) % workers.length];
-      if (candidate.busy < slot.busy) slot = candidate;
+      if (candidate.requests.size < slot.requests.size) slot = candidate;
     }
     if (slot.ended) {
       if (this.closing) return Promise.reject(new AppError('INDEX_UNAVAILABLE', { message: 'the index is closing' }));
       slot = workers[workers.indexOf(slot)] = this.spawn();
     }
     const requestId = this.nextId++;
-    slot.busy++;
     slot.requests.add(requestId);
     return new Promise<T>((resolve, reject) => {
       this.pending.set(requestId, { resolve: resolve as (value: unknown) => void, reject });

@@ -86,7 +86,7 @@ export class WaitingIndex implements DocumentIndex {
 
   /** The open index, the stand-in, or a 503. */
   private reader(): DocumentIndex {
-    if (this.opened || this.tryOpen()) return this.opened!;
+    if (this.tryOpen()) return this.opened!;
     if (this.options.standIn) return this.options.standIn;
     throw new AppError('INDEX_UNAVAILABLE', { message: 'The index is not available yet; retry shortly' });
   }
@@ -104,7 +104,7 @@ export class WaitingIndex implements DocumentIndex {
     return this.reader().stats();
   }
   async ping(): Promise<boolean> {
-    if (this.opened || this.tryOpen()) return this.opened!.ping();
+    if (this.tryOpen()) return this.opened!.ping();
     return this.options.standIn ? this.options.standIn.ping() : false;
   }
 

@@ -99,6 +99,8 @@ interface Slot {
   stderrTail: string;
   /** The process's CPU time (ms) when it last answered: where its next job's CPU time starts. */
   cpuMs: number | null;
+  /** With roles, this process prepares rather than extracts (ROLES). */
+  preparer: boolean;
 }
 
 /**
@@ -238,7 +240,7 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
   if (envHooks.size) process.stderr.write(`fundus: ${TEST_ONLY_HOOKS_ENV} is set: test-only extraction hooks for ${envHooks.size} file name(s)\n`);
   const roles = (options.roles ?? true) && options.workers >= 2;
   const preparers = preparerCount(options.workers);
-  const slots: Slot[] = Array.from({ length: Math.max(1, options.workers) }, () => ({
+  const slots: Slot[] = Array.from({ length: Math.max(1, options.workers) }, (_, i) => ({
     child: null,
     jobs: [],
     queued: [],
@@ -248,6 +250,7 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
     killedFor: null,
     stderrTail: '',
     cpuMs: null,
+    preparer: i < preparers,
   }));
   const queue: Pending[] = [];
   let nextId = 1;
@@ -486,7 +489,7 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
       if (jobs[0].preExtracted) while (jobs.length < PREPARE_BATCH && queue[0]?.preExtracted) jobs.push(queue.shift()!);
       return jobs;
     }
-    const preparer = slots.indexOf(slot) < preparers;
+    const { preparer } = slot;
     let first = preparer ? queue.findIndex((job) => job.preExtracted !== undefined) : -1;
     if (first < 0) first = queue.findIndex((job) => preparer || !job.forPreparer);
     if (first < 0) return [];
@@ -546,7 +549,7 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
         // A file begun before close() is finished, unless no preparing process is left to do it.
         const prepareExtracted = (doc: ExtractedDocument, text?: TextPreparation) => {
           if (broken) return reject(broken);
-          if (closing && !slots.slice(0, preparers).some((slot) => slot.child && !slot.killedFor)) return reject(new ExtractionError('POOL_CLOSED'));
+          if (closing && !slots.some((slot) => slot.preparer && slot.child && !slot.killedFor)) return reject(new ExtractionError('POOL_CLOSED'));
           queue.push({ id: nextId++, input: { bytes: new Uint8Array(0), url: input.url }, preExtracted: doc, forPreparer: true, text, hook: inPreparation ? hook : undefined, resolve, reject });
           dispatch();
         };

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { analyzeQuery } from '../../services/core/analysis/index.ts';
 import type { StoredDocument } from '../../services/core/document.ts';
 import type { IndexQuery } from '../../services/core/index-port.ts';
-import { ftsFileOf } from '../../services/index/sqlite/fts-file.ts';
+import { FTS_PAGE_BYTES, ftsFileOf } from '../../services/index/sqlite/fts-file.ts';
 import { IndexNotReadyError, SqliteIndex } from '../../services/index/sqlite/sqlite-index.ts';
 import { makeDoc } from '../helpers/documents.ts';
 
@@ -95,6 +95,35 @@ describe('sqlite index: the FTS5 file', () => {
       await writer.close();
     }
     expect(await answers(threaded)).toEqual(await answers(inline));
+  });
+
+  it('a new FTS5 file has large pages and leaves; one made with SQLite\'s default pages is written, merged and listed the same', async () => {
+    const large = newFile();
+    const small = newFile();
+    // An FTS5 file as an earlier version made it: SQLite's default page size, fixed once written.
+    const before = new DatabaseSync(ftsFileOf(small));
+    before.exec('PRAGMA page_size = 4096; PRAGMA journal_mode = WAL; CREATE TABLE made_before (x); DROP TABLE made_before');
+    before.close();
+    for (const file of [large, small]) {
+      const index = new SqliteIndex({ file, ftsThread: true });
+      await fill(index);
+      const built = await index.optimize({ headTermMinMatches: 50 });
+      expect(built.scoreLists).not.toBeNull(); // the leaves of either size were read
+      await index.close();
+    }
+    const layout = (file: string) => {
+      const db = new DatabaseSync(ftsFileOf(file), { readOnly: true });
+      const pageSize = (db.prepare('PRAGMA page_size').get() as { page_size: number }).page_size;
+      const leaf = db.prepare(`SELECT v FROM documents_fts_config WHERE k = 'pgsz'`).get() as { v: number } | undefined;
+      const largest = (db.prepare('SELECT max(length(block)) AS n FROM documents_fts_data').get() as { n: number }).n;
+      db.close();
+      return { pageSize, leaf: leaf?.v, largest };
+    };
+    expect(layout(large)).toMatchObject({ pageSize: FTS_PAGE_BYTES, leaf: 32_000 });
+    expect(layout(large).largest).toBeGreaterThan(4096); // the merged segment's leaves are large
+    expect(layout(small)).toMatchObject({ pageSize: 4096, leaf: undefined });
+    expect(layout(small).largest).toBeLessThanOrEqual(4096);
+    expect(await answers(small)).toEqual(await answers(large));
   });
 
   it('writes again from the rows what a writer killed between its two commits left unwritten', async () => {

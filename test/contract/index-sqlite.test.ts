@@ -1,6 +1,7 @@
 import { existsSync, mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
 import { ftsFileOf, ftsSchemaOf, openIndexReader } from '../../services/index/sqlite/fts-file.ts';
 import type { IndexQuery, IndexSearchResult } from '../../services/core/index-port.ts';
@@ -88,8 +89,14 @@ describe('sqlite index: its own behaviour', () => {
     });
     const ids = (result: { hits: { document: { id: string } }[] }) => result.hits.map((hit) => hit.document.id);
 
-    async function filled(): Promise<SqliteIndex> {
+    /** `leafBytes`: FTS5 leaves of that size (a new file's are 32,000 bytes; SQLite's default 4050 spreads a small index over many pages). */
+    async function filled(leafBytes?: number): Promise<SqliteIndex> {
       const index = newIndex();
+      if (leafBytes) {
+        const fts = new DatabaseSync(ftsFileOf(index.file));
+        fts.exec(`INSERT INTO documents_fts(documents_fts, rank) VALUES ('pgsz', ${leafBytes})`);
+        fts.close();
+      }
       await index.writeBatch(async () => {
         for (const doc of docs) await index.put(doc);
       });
@@ -165,7 +172,7 @@ describe('sqlite index: its own behaviour', () => {
     });
 
     it('read the postings FTS5 holds, across leaf pages: the same documents and counts as fts5vocab', async () => {
-      const index = await filled();
+      const index = await filled(4050);
       await index.optimize();
       const db = openIndexReader(index.file);
       db.exec(`CREATE VIRTUAL TABLE temp.vocab USING fts5vocab(${ftsSchemaOf(index.file)}, documents_fts, 'col')`);

@@ -16,6 +16,28 @@ export function ftsFileOf(indexFile: string): string {
   return `${indexFile.replace(/\.sqlite$/, '')}.fts.sqlite`;
 }
 
+/**
+ * A new FTS5 file's database pages and FTS5 leaves: 32 KiB pages, leaves that fill one. FTS5 writes
+ * and merges its index a leaf at a time, each a row of its own b-tree; with SQLite's default 4 KiB
+ * pages and 4050-byte leaves, writing 300k records' FTS5 rows and merging them took 35.4 CPU s, with
+ * these 28.6 (`scripts/bench/fts5-pages.ts`, README "Records at a million"). A file made before
+ * keeps its pages (SQLite fixes a file's page size when it is created); leaves of any size are read
+ * the same (fts5-postings.ts).
+ */
+export const FTS_PAGE_BYTES = 32_768;
+const FTS_LEAF_BYTES = 32_000;
+
+/** Before anything is written to a new FTS5 file: its page size (a no-op on a file with tables). */
+export function setNewFtsPageSize(db: DatabaseSync): void {
+  db.exec(`PRAGMA ${FTS_SCHEMA}.page_size = ${FTS_PAGE_BYTES}`);
+}
+
+/** After the FTS5 table is created in a new index: leaves as large as the file's pages allow. */
+export function setFtsLeafSize(db: DatabaseSync, ftsSchema: string): void {
+  const { page_size: pageSize } = db.prepare(`PRAGMA ${ftsSchema}.page_size`).get() as { page_size: number };
+  if (pageSize === FTS_PAGE_BYTES) db.exec(`INSERT INTO ${ftsSchema}.documents_fts(documents_fts, rank) VALUES ('pgsz', ${FTS_LEAF_BYTES})`);
+}
+
 /** The schema the FTS5 table of an index at `file` is in. */
 export function ftsSchemaOf(file: string): 'main' | typeof FTS_SCHEMA {
   return file === ':memory:' ? 'main' : FTS_SCHEMA;

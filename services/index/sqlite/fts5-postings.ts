@@ -107,6 +107,15 @@ export function leafPages(db: DatabaseSync, table = 'documents_fts'): number {
   return last.id === null ? 0 : Number(last.id) % PAGE_MASK;
 }
 
+/** FTS5's leaf size when its 'pgsz' is not set (fts-file.ts sets it for a new file). */
+const DEFAULT_LEAF_BYTES = 4050;
+
+/** The size of the index's leaves, about: its 'pgsz'. */
+export function leafSize(db: DatabaseSync, table = 'documents_fts'): number {
+  const row = db.prepare(`SELECT v FROM ${table}_config WHERE k = 'pgsz'`).get() as { v: number } | undefined;
+  return Number(row?.v ?? DEFAULT_LEAF_BYTES);
+}
+
 /**
  * Part of the index for one reader of several: the terms that start on leaf pages
  * [fromPage, toPage). A term that starts before `toPage` is read to its end, wherever that is.

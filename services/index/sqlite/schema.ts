@@ -1,4 +1,5 @@
 import type { DatabaseSync } from 'node:sqlite';
+import { setFtsLeafSize } from './fts-file.ts';
 
 // Version of the on-disk layout; a file written by another version is refused with a clear message.
 // 3: rank weights below, and the German analysis's new compound parts (hunspell-filled lexicon).
@@ -81,6 +82,7 @@ export function createSchema(db: DatabaseSync, ftsSchema: 'main' | 'fts' = 'main
   if (!version) {
     db.prepare(`INSERT INTO meta(key, value) VALUES ('schema_version', ?)`).run(SQLITE_SCHEMA_VERSION);
     db.exec(`INSERT INTO documents_fts(documents_fts, rank) VALUES ('rank', '${RANK_FUNCTION}')`);
+    setFtsLeafSize(db, ftsSchema);
   }
 }
 

@@ -2,7 +2,7 @@ import { closeSync, fstatSync, openSync, readSync, renameSync, rmSync, writeSync
 import { availableParallelism } from 'node:os';
 import type { DatabaseSync } from 'node:sqlite';
 import { Worker } from 'node:worker_threads';
-import { FTS_COLUMNS, leafPages, readAverages, readRowSizes, readTermPostings, type PageRange } from './fts5-postings.ts';
+import { FTS_COLUMNS, leafPages, leafSize, readAverages, readRowSizes, readTermPostings, type PageRange } from './fts5-postings.ts';
 import { bitSetWords, blockCount, blocksOf, type ListBlocks } from './block-max.ts';
 import { RANK_WEIGHTS } from './schema.ts';
 import { siblingUrl } from './sibling.ts';
@@ -233,8 +233,8 @@ export function blockDataMinDocuments(maxSeq: number): number {
   return Math.max(4096, Math.round((maxSeq + 1) / 64));
 }
 
-/** Below this many leaf pages (about 16 MB of index) one thread writes all lists: a worker's start would cost more. */
-const PARALLEL_MIN_PAGES = 4096;
+/** Below this much index (its leaves) one thread writes all lists: a worker's start would cost more. */
+const PARALLEL_MIN_BYTES = 16 * 2 ** 20;
 
 /**
  * Writes the postings of every listed word whose terms start in `range` to `out`, each list as
@@ -478,7 +478,8 @@ export async function writeScoreLists(
   const maxSeq = highestSeq(db);
   const temporary = `${file}.${process.pid}.tmp`;
   const pages = leafPages(db);
-  const threads = options.threads ?? (pages >= PARALLEL_MIN_PAGES ? availableParallelism() : 1);
+  const indexBytes = pages * leafSize(db);
+  const threads = options.threads ?? (indexBytes >= PARALLEL_MIN_BYTES ? availableParallelism() : 1);
   const split = threads > 1 && pages > 1 ? Math.ceil(pages / 2) + 1 : Number.POSITIVE_INFINITY;
   const avgdl = rows ? totalTokens / rows : 0;
   const blockData: BlockDataJob = {
@@ -492,7 +493,7 @@ export async function writeScoreLists(
   const out = new FileWriter(fd);
   // Two threads write into the file at once, taking chunks of about a hundredth of the index's leaves (1–32 MiB).
   const space: SharedSpace | null = Number.isFinite(split)
-    ? { end: new BigInt64Array(new SharedArrayBuffer(8)), chunk: align8(Math.min(32 * 2 ** 20, Math.max(2 ** 20, (pages * 4096) / 100))) }
+    ? { end: new BigInt64Array(new SharedArrayBuffer(8)), chunk: align8(Math.min(32 * 2 ** 20, Math.max(2 ** 20, indexBytes / 100))) }
     : null;
   // The worker starts first: it reads its leaves while this thread reads the row sizes (2–3 s at a million documents).
   const other = space

@@ -9,7 +9,7 @@ import { stageClock } from '../../core/stage-timings.ts';
 import { fingerprintBits } from '../../core/text.ts';
 import { buildExactMatch, buildMatch, buildTitleMatch, facetsOf, phraseMatch, termMatch } from './fts-query.ts';
 import { Fts5FormatError } from './fts5-postings.ts';
-import { applyFtsOps, attachFts, FTS_DELETE, FTS_INSERT, FTS_SCHEMA, ftsFileOf, ftsSchemaOf, ftsStatements, type FtsOp, type FtsStatements } from './fts-file.ts';
+import { applyFtsOps, attachFts, FTS_DELETE, FTS_INSERT, FTS_SCHEMA, ftsFileOf, ftsSchemaOf, ftsStatements, type FtsOp, type FtsStatements, setNewFtsPageSize } from './fts-file.ts';
 import { FtsWriter } from './fts-writer.ts';
 import { ListSearcher } from './list-search.ts';
 import { ScoreLists, scoreListsFile, startFacetScan, writeScoreLists, type FacetScan, type PhraseSide, type PostingList, type ScoreListsBuild } from './score-lists.ts';
@@ -205,6 +205,7 @@ export class SqliteIndex implements DocumentIndex {
       if (!hasFts) throw new IndexNotReadyError(`the index at ${this.file} has no FTS5 table yet (the first ingestion is creating it)`);
       return;
     }
+    if (!hasFts) setNewFtsPageSize(this.db);
     this.db.exec(`PRAGMA ${FTS_SCHEMA}.journal_mode = WAL; PRAGMA ${FTS_SCHEMA}.synchronous = NORMAL`);
     if (hasRows && !hasFts) {
       this.db.close();

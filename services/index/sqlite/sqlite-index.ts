@@ -87,8 +87,14 @@ const READ_FTS_CACHE_KIB = 8192;
 const READ_FTS_MAP_BYTES = 64 * 2 ** 20;
 /** The writer's page cache for the FTS5 file, KiB: its merge streams through the segments. */
 const WRITE_FTS_CACHE_KIB = 16_384;
-/** Committed writes whose FTS5 rows the FTS5 thread may still be writing before the next waits. */
-const FTS_WRITES_IN_FLIGHT = 2;
+/**
+ * Committed writes whose FTS5 rows the FTS5 thread may still be writing before the next waits. When
+ * 64 segments have gathered, FTS5 merges them inside a write (4–10 s at a million records); with two
+ * the writer, and the preparing processes behind it, stopped for most of each merge (a 1M-record
+ * ingestion waited 18–30 s in all), with eight the writer stores on (3 s). A record batch's FTS5
+ * rows are about 12 MB, so this holds at most about 100 MB (README, "Records at a million").
+ */
+const FTS_WRITES_IN_FLIGHT = 8;
 const COUNT_SLICE = 32_768; // row ids per counting statement at first
 /** Newest records of a title that the near-duplicate check compares with. */
 const NEAR_DUPLICATE_WINDOW = 200;

@@ -9,6 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { parseArgs } from 'node:util';
+import { FTS_INSERT } from '../../services/index/sqlite/fts-file.ts';
+import { FTS_TABLE_ARGUMENTS } from '../../services/index/sqlite/schema.ts';
 
 const { values } = parseArgs({
   options: { streams: { type: 'string' }, limit: { type: 'string', default: '300000' }, variants: { type: 'string', default: '4096:4050,32768:32000' }, repeat: { type: 'string', default: '1' } },
@@ -40,11 +42,11 @@ function run(rows: Row[], pageSize: number, leafBytes: number) {
   const db = new DatabaseSync(file);
   db.exec(`PRAGMA page_size = ${pageSize}; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL`);
   db.exec('PRAGMA wal_autocheckpoint = 65536; PRAGMA mmap_size = 0; PRAGMA cache_size = -16384; PRAGMA temp_store = MEMORY');
-  db.exec(`CREATE VIRTUAL TABLE documents_fts USING fts5(title_exact, body_exact, title_base, body_base, facets, content='', contentless_delete=1, tokenize="ascii tokenchars '_'")`);
+  db.exec(`CREATE VIRTUAL TABLE documents_fts USING fts5(${FTS_TABLE_ARGUMENTS})`);
   for (const [key, value] of [['automerge', 64], ['crisismerge', 64], ['hashsize', 32 * 2 ** 20], ['pgsz', leafBytes]]) {
     db.exec(`INSERT INTO documents_fts(documents_fts, rank) VALUES ('${key}', ${value})`);
   }
-  const insert = db.prepare('INSERT INTO documents_fts (rowid, title_exact, body_exact, title_base, body_base, facets) VALUES (?, ?, ?, ?, ?, ?)');
+  const insert = db.prepare(FTS_INSERT);
   let started = cpuSeconds();
   for (let first = 0; first < rows.length; first += 2500) {
     db.exec('BEGIN');

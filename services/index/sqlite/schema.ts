@@ -26,6 +26,9 @@ export const RANK_WEIGHTS = [1.0, 0.01, 10.0, 1.0, 0.0] as const;
 export const RANK_FUNCTION = `bm25(${RANK_WEIGHTS.map((weight) => String(weight)).join(', ')})`;
 
 /** Creates what is missing; the FTS5 table in `ftsSchema` (fts-file.ts). */
+/** The FTS5 table's columns and options (also the FTS5 benchmarks' table). */
+export const FTS_TABLE_ARGUMENTS = `title_exact, body_exact, title_base, body_base, facets, content='', contentless_delete=1, tokenize="ascii tokenchars '_'"`;
+
 export function createSchema(db: DatabaseSync, ftsSchema: 'main' | 'fts' = 'main'): void {
   db.exec(`
     CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -71,10 +74,7 @@ export function createSchema(db: DatabaseSync, ftsSchema: 'main' | 'fts' = 'main
     CREATE INDEX IF NOT EXISTS aliases_document ON aliases(document_id);
     -- Writes whose FTS5 changes may not be in the FTS5 file yet: the seqs (uint32) of each, by generation.
     CREATE TABLE IF NOT EXISTS fts_pending (generation INTEGER PRIMARY KEY, seqs BLOB NOT NULL);
-    CREATE VIRTUAL TABLE IF NOT EXISTS ${ftsSchema}.documents_fts USING fts5(
-      title_exact, body_exact, title_base, body_base, facets,
-      content='', contentless_delete=1, tokenize="ascii tokenchars '_'"
-    );
+    CREATE VIRTUAL TABLE IF NOT EXISTS ${ftsSchema}.documents_fts USING fts5(${FTS_TABLE_ARGUMENTS});
   `);
   // Bumped by every commit (sqlite-index.ts); head-term lists remember the generation they were built at.
   db.exec(`INSERT OR IGNORE INTO meta (key, value) VALUES ('generation', '0')`);

@@ -9,6 +9,7 @@ export default defineConfig({
     testTimeout: 300_000,
     hookTimeout: 1_800_000,
     pool: 'forks',
+    globalSetup: ['test/helpers/temp-root.ts'],
     reporters: ['default'],
   },
 });

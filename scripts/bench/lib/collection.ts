@@ -6,6 +6,7 @@ import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:
 import { DatabaseSync } from 'node:sqlite';
 import { join, resolve } from 'node:path';
 import { SQLITE_SCHEMA_VERSION } from '../../../services/index/sqlite/schema.ts';
+import { ftsFileOf } from '../../../services/index/sqlite/fts-file.ts';
 import { scoreListsFile } from '../../../services/index/sqlite/score-lists.ts';
 import { runCommand } from './proc.ts';
 
@@ -51,9 +52,10 @@ function fileSize(path: string): number {
   }
 }
 
-/** Bytes on disk of the index: the database file with its WAL and shared-memory files, and its score lists. */
+/** Bytes on disk of the index: the database file and its FTS5 file, each with its WAL and shared-memory files, and its score lists. */
 export function indexBytes(indexFile: string): number {
-  return fileSize(indexFile) + fileSize(`${indexFile}-wal`) + fileSize(`${indexFile}-shm`) + fileSize(scoreListsFile(indexFile));
+  const withJournal = (file: string) => fileSize(file) + fileSize(`${file}-wal`) + fileSize(`${file}-shm`);
+  return withJournal(indexFile) + withJournal(ftsFileOf(indexFile)) + fileSize(scoreListsFile(indexFile));
 }
 
 function layoutVersion(indexFile: string): string | null {

@@ -724,11 +724,45 @@ function bestOf(items: Uint32Array, count: number, size: number, score: Float64A
   return best;
 }
 
+/** Below this many items, or when the window is over a quarter of them, quickselect goes over them all. */
+const SAMPLED_MIN_ITEMS = 65_536;
+/** Items whose scores estimate the window's lowest score. */
+const SAMPLE_SIZE = 1024;
+
+/**
+ * Moves to the front of items[0, count) every item that scores at least an estimate of the score of
+ * rank `end` (a low one, from a sample), and returns how many; `count` when fewer than `end` would
+ * be kept (the estimate was too high). The items stay a permutation, so quickselect can then work on
+ * the front only: the `end` best score at least the `end`-th best score, which is at least the
+ * estimate whenever `end` items reach it. One pass of reads instead of quickselect's several.
+ */
+function keepLikelyBest(items: Uint32Array, count: number, end: number, score: Float64Array): number {
+  const sample = new Float64Array(SAMPLE_SIZE);
+  const stride = count / SAMPLE_SIZE;
+  for (let s = 0; s < SAMPLE_SIZE; s++) sample[s] = score[items[Math.floor(s * stride)]];
+  sample.sort();
+  // The sample's rank of the window's end, lowered by a few standard deviations of its binomial spread.
+  const expected = (end / count) * SAMPLE_SIZE;
+  const rank = Math.ceil(expected + 4 * Math.sqrt(expected) + 8);
+  if (rank >= SAMPLE_SIZE) return count;
+  const threshold = sample[SAMPLE_SIZE - 1 - rank];
+  let kept = 0;
+  for (let i = 0; i < count; i++) {
+    const item = items[i];
+    if (score[item] >= threshold) {
+      items[i] = items[kept];
+      items[kept++] = item;
+    }
+  }
+  return kept >= end ? kept : count;
+}
+
 /** The items of ranks [from, to) among the first `count`, best first. */
 export function selectWindow(items: Uint32Array, count: number, from: number, to: number, score: Float64Array): number[] {
   const end = Math.min(to, count);
   if (from >= end) return [];
   if (end <= SMALL_WINDOW) return bestOf(items, count, end, score).slice(from);
+  if (count >= SAMPLED_MIN_ITEMS && 4 * end <= count) count = keepLikelyBest(items, count, end, score);
   if (end < count) select(items, 0, count, end, score);
   if (from > 0) select(items, 0, end, from, score);
   return Array.from(items.subarray(from, end)).sort((a, b) => (better(score, a, b) ? -1 : 1));

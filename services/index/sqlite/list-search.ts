@@ -765,5 +765,24 @@ export function selectWindow(items: Uint32Array, count: number, from: number, to
   if (count >= SAMPLED_MIN_ITEMS && 4 * end <= count) count = keepLikelyBest(items, count, end, score);
   if (end < count) select(items, 0, count, end, score);
   if (from > 0) select(items, 0, end, from, score);
-  return Array.from(items.subarray(from, end)).sort((a, b) => (better(score, a, b) ? -1 : 1));
+  return sortedBest(items.subarray(from, end), score);
+}
+
+/**
+ * The items best first (better()'s order). Their scores are copied next to each other first: sorting
+ * thousands of items read the large score array at random many times over.
+ */
+function sortedBest(items: Uint32Array, score: Float64Array): number[] {
+  const n = items.length;
+  const scores = new Float64Array(n);
+  const order = new Uint32Array(n);
+  for (let i = 0; i < n; i++) {
+    scores[i] = score[items[i]];
+    order[i] = i;
+  }
+  // Scores are finite: their difference has the sign of their comparison; equal scores go by row id.
+  order.sort((a, b) => scores[b] - scores[a] || items[a] - items[b]);
+  const out = new Array<number>(n);
+  for (let i = 0; i < n; i++) out[i] = items[order[i]];
+  return out;
 }

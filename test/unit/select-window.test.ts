@@ -1,17 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { mulberry32 } from '../../scripts/bench/lib/random.ts';
 import { selectWindow } from '../../services/index/sqlite/list-search.ts';
-
-/** A small seeded generator (mulberry32), so that a failure can be run again. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
 
 /** What selectWindow must give: the window of all items sorted by score, higher first, then by lower id (FTS5's rank, rowid). */
 function reference(items: number[], from: number, to: number, score: Float64Array): number[] {
@@ -28,7 +17,7 @@ describe('selectWindow (the page of a ranked list of candidates)', () => {
   ];
   for (const shape of shapes) {
     it(`gives the exact window, ties by row id, over large and small candidate sets (${shape.name})`, () => {
-      const next = random(7);
+      const next = mulberry32(7); // seeded: a failure can be run again
       for (const count of [300, 5000, 70_000, 200_000]) {
         const score = new Float64Array(count + 10);
         const ids = Array.from({ length: count }, (_, i) => i + 10);

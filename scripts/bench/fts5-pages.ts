@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { parseArgs } from 'node:util';
-import { FTS_INSERT } from '../../services/index/sqlite/fts-file.ts';
+import { FTS_INSERT, FTS_WRITER_PRAGMAS, setFtsWriteSettings } from '../../services/index/sqlite/fts-file.ts';
 import { FTS_TABLE_ARGUMENTS } from '../../services/index/sqlite/schema.ts';
 
 const { values } = parseArgs({
@@ -41,11 +41,10 @@ function run(rows: Row[], pageSize: number, leafBytes: number) {
   const file = join(dir, 'fts.sqlite');
   const db = new DatabaseSync(file);
   db.exec(`PRAGMA page_size = ${pageSize}; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL`);
-  db.exec('PRAGMA wal_autocheckpoint = 65536; PRAGMA mmap_size = 0; PRAGMA cache_size = -16384; PRAGMA temp_store = MEMORY');
+  db.exec(FTS_WRITER_PRAGMAS);
   db.exec(`CREATE VIRTUAL TABLE documents_fts USING fts5(${FTS_TABLE_ARGUMENTS})`);
-  for (const [key, value] of [['automerge', 64], ['crisismerge', 64], ['hashsize', 32 * 2 ** 20], ['pgsz', leafBytes]]) {
-    db.exec(`INSERT INTO documents_fts(documents_fts, rank) VALUES ('${key}', ${value})`);
-  }
+  setFtsWriteSettings(db);
+  db.exec(`INSERT INTO documents_fts(documents_fts, rank) VALUES ('pgsz', ${leafBytes})`);
   const insert = db.prepare(FTS_INSERT);
   let started = cpuSeconds();
   for (let first = 0; first < rows.length; first += 2500) {

@@ -19,13 +19,32 @@ export function ftsFileOf(indexFile: string): string {
 /**
  * A new FTS5 file's database pages and FTS5 leaves: 32 KiB pages, leaves that fill one. FTS5 writes
  * and merges its index a leaf at a time, each a row of its own b-tree; with SQLite's default 4 KiB
- * pages and 4050-byte leaves, writing 300k records' FTS5 rows and merging them took 35.4 CPU s, with
- * these 28.6 (`scripts/bench/fts5-pages.ts`, README "Records at a million"). A file made before
+ * pages and 4050-byte leaves, writing 300k records' FTS5 rows and merging them took 35.0–41.8 CPU s,
+ * with these 29.7–33.7 (`scripts/bench/fts5-pages.ts`, README "Records at a million"). A file made before
  * keeps its pages (SQLite fixes a file's page size when it is created); leaves of any size are read
  * the same (fts5-postings.ts).
  */
 export const FTS_PAGE_BYTES = 32_768;
 const FTS_LEAF_BYTES = 32_000;
+
+/** FTS5's pending terms of a write transaction, at most (its 'hashsize'). */
+const FTS_PENDING_BYTES = 32 * 2 ** 20;
+
+/** The page cache and journal settings of the connection that writes FTS5 rows (the FTS5 thread). */
+export const FTS_WRITER_PRAGMAS = 'PRAGMA wal_autocheckpoint = 65536; PRAGMA mmap_size = 0; PRAGMA cache_size = -16384; PRAGMA temp_store = MEMORY';
+
+/** How FTS5 merges while an index is written (they are kept in its config table). */
+export function setFtsWriteSettings(db: DatabaseSync): void {
+  // Merge FTS5 segments rarely while writing (each merge rewrites what it merges; measured at
+  // 100k documents: 15 % less time than merging 16 at a time, a third less than the default
+  // of 4); ingestion ends with a full `optimize`, so readers then see one segment again.
+  db.exec(`INSERT INTO documents_fts(documents_fts, rank) VALUES ('automerge', 64)`);
+  db.exec(`INSERT INTO documents_fts(documents_fts, rank) VALUES ('crisismerge', 64)`);
+  // Terms wait in memory until a commit, not until 1 MiB (FTS5's default), so that a batch of
+  // 2500 documents makes one segment instead of about seven: the writer's thread stored 100k
+  // records with 13 % less CPU (scripts/bench/write.ts). At most this much more memory.
+  db.exec(`INSERT INTO documents_fts(documents_fts, rank) VALUES ('hashsize', ${FTS_PENDING_BYTES})`);
+}
 
 /** Before anything is written to a new FTS5 file: its page size (a no-op on a file with tables). */
 export function setNewFtsPageSize(db: DatabaseSync): void {

@@ -5,14 +5,14 @@
 // Imports use .ts extensions so this file runs from source and compiled.
 import { DatabaseSync } from 'node:sqlite';
 import { parentPort, workerData } from 'node:worker_threads';
-import { applyFtsOps, ftsStatements, type FtsOp } from './fts-file.ts';
+import { applyFtsOps, FTS_WRITER_PRAGMAS, ftsStatements, type FtsOp } from './fts-file.ts';
 
 const { ftsFile } = workerData as { ftsFile: string };
 const db = new DatabaseSync(ftsFile);
 db.exec('PRAGMA busy_timeout = 5000; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL');
 // No memory map, a small cache: FTS5 appends its segments, and the pages a merge reads through a
 // map would count in the process's memory (the OS caches them anyway).
-db.exec('PRAGMA wal_autocheckpoint = 65536; PRAGMA mmap_size = 0; PRAGMA cache_size = -16384; PRAGMA temp_store = MEMORY');
+db.exec(FTS_WRITER_PRAGMAS);
 const statements = ftsStatements(db);
 let failed = false;
 

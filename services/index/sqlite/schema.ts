@@ -25,10 +25,10 @@ export const SQLITE_SCHEMA_VERSION = '6';
 export const RANK_WEIGHTS = [1.0, 0.01, 10.0, 1.0, 0.0] as const;
 export const RANK_FUNCTION = `bm25(${RANK_WEIGHTS.map((weight) => String(weight)).join(', ')})`;
 
-/** Creates what is missing; the FTS5 table in `ftsSchema` (fts-file.ts). */
 /** The FTS5 table's columns and options (also the FTS5 benchmarks' table). */
 export const FTS_TABLE_ARGUMENTS = `title_exact, body_exact, title_base, body_base, facets, content='', contentless_delete=1, tokenize="ascii tokenchars '_'"`;
 
+/** Creates what is missing; the FTS5 table in `ftsSchema` (fts-file.ts). */
 export function createSchema(db: DatabaseSync, ftsSchema: 'main' | 'fts' = 'main'): void {
   db.exec(`
     CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);

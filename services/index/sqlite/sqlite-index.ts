@@ -9,7 +9,7 @@ import { stageClock } from '../../core/stage-timings.ts';
 import { fingerprintBits } from '../../core/text.ts';
 import { buildExactMatch, buildMatch, buildTitleMatch, facetsOf, phraseMatch, termMatch } from './fts-query.ts';
 import { Fts5FormatError } from './fts5-postings.ts';
-import { applyFtsOps, attachFts, FTS_DELETE, FTS_INSERT, FTS_SCHEMA, ftsFileOf, ftsSchemaOf, ftsStatements, type FtsOp, type FtsStatements, setNewFtsPageSize } from './fts-file.ts';
+import { applyFtsOps, attachFts, FTS_DELETE, FTS_INSERT, FTS_SCHEMA, ftsFileOf, ftsSchemaOf, ftsStatements, type FtsOp, type FtsStatements, setFtsWriteSettings, setNewFtsPageSize } from './fts-file.ts';
 import { FtsWriter } from './fts-writer.ts';
 import { ListSearcher } from './list-search.ts';
 import { ScoreLists, scoreListsFile, startFacetScan, writeScoreLists, type FacetScan, type PhraseSide, type PostingList, type ScoreListsBuild } from './score-lists.ts';
@@ -80,8 +80,6 @@ const READ_CACHE_KIB = 32_768;
  */
 const WRITE_CACHE_KIB = 65_536;
 const WRITE_PRAGMAS = `PRAGMA wal_autocheckpoint = 65536; PRAGMA mmap_size = 0; PRAGMA cache_size = -${WRITE_CACHE_KIB}; PRAGMA temp_store = MEMORY`;
-/** FTS5's pending terms of a write transaction, at most (its 'hashsize'). */
-const FTS_PENDING_BYTES = 32 * 2 ** 20;
 /** A reader's page cache for the FTS5 file, KiB (only words without score lists read it). */
 const READ_FTS_CACHE_KIB = 8192;
 const READ_FTS_MAP_BYTES = 64 * 2 ** 20;
@@ -161,15 +159,7 @@ export class SqliteIndex implements DocumentIndex {
       this.attachFtsFile();
       createSchema(this.db, ftsSchemaOf(options.file));
       if (options.file !== ':memory:') removeStaleTemporaries(options.file);
-      // Merge FTS5 segments rarely while writing (each merge rewrites what it merges; measured at
-      // 100k documents: 15 % less time than merging 16 at a time, a third less than the default
-      // of 4); ingestion ends with a full `optimize`, so readers then see one segment again.
-      this.db.exec(`INSERT INTO documents_fts(documents_fts, rank) VALUES ('automerge', 64)`);
-      this.db.exec(`INSERT INTO documents_fts(documents_fts, rank) VALUES ('crisismerge', 64)`);
-      // Terms wait in memory until a commit, not until 1 MiB (FTS5's default), so that a batch of
-      // 2500 documents makes one segment instead of about seven: the writer's thread stored 100k
-      // records with 13 % less CPU (scripts/bench/write.ts). At most this much more memory.
-      this.db.exec(`INSERT INTO documents_fts(documents_fts, rank) VALUES ('hashsize', ${FTS_PENDING_BYTES})`);
+      setFtsWriteSettings(this.db);
       this.repairFts();
       if (options.ftsThread && options.file !== ':memory:') this.ftsWriter = new FtsWriter(options.file, (generation) => this.ftsWritten.push(generation));
     } else {

@@ -110,6 +110,22 @@ interface Slot {
 const PREPARE_BATCH = 32;
 
 /**
+ * Takes `queue[first]` and the next matching jobs, up to PREPARE_BATCH, out of the queue in one pass.
+ * Records keep thousands of jobs queued: a splice for each job taken moved all of them each time
+ * (1.25 s of the writer's thread for 100k records).
+ */
+function takeBatch(queue: Pending[], first: number, matches: (job: Pending) => boolean): Pending[] {
+  const jobs = [queue[first]];
+  let kept = first;
+  for (let i = first + 1; i < queue.length; i++) {
+    if (jobs.length < PREPARE_BATCH && matches(queue[i])) jobs.push(queue[i]);
+    else queue[kept++] = queue[i];
+  }
+  queue.length = kept;
+  return jobs;
+}
+
+/**
  * ROLES. Each process keeps the analyses of the words it has met; two processes that both prepare
  * documents analyse most new words twice, and the first analysis of a word (stem, compound split)
  * is most of what preparing a document costs. So with two processes or more, a file is extracted in
@@ -493,15 +509,9 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
     let first = preparer ? queue.findIndex((job) => job.preExtracted !== undefined) : -1;
     if (first < 0) first = queue.findIndex((job) => preparer || !job.forPreparer);
     if (first < 0) return [];
-    const jobs = queue.splice(first, 1);
     // A file's preparation goes alone, as its extraction did: a time limit then fails that file only.
-    if (jobs[0].preExtracted && !jobs[0].forPreparer) {
-      for (let i = first; jobs.length < PREPARE_BATCH && i < queue.length; ) {
-        if (queue[i].preExtracted && !queue[i].forPreparer) jobs.push(...queue.splice(i, 1));
-        else i++;
-      }
-    }
-    return jobs;
+    if (!queue[first].preExtracted || queue[first].forPreparer) return queue.splice(first, 1);
+    return takeBatch(queue, first, (job) => job.preExtracted !== undefined && !job.forPreparer);
   }
 
   /** Gives every process jobs to run and, once it runs some, the next ones to queue. */

@@ -22,16 +22,18 @@ const NEAR_DUPLICATE_MAX_BITS = 10;
 /**
  * Shingles of the records compared last, by record and content hash: a common title's newest
  * records are the candidates of every newcomer with that title, and each is shingled once, its
- * text read once (a candidate's text is read when asked for), instead of every time.
+ * text read once (a candidate's text is read when asked for), instead of every time. Bounded by
+ * their bytes, not their number: a long PDF's shingles take a hundred times a page's. 300k
+ * records: 1024 of them missed 111k times in 131k comparisons, 24 MiB of them (about 20k) 64k times.
  */
-const recentShingles = new LruCache<string, Uint32Array>(1024);
+const recentShingles = new LruCache<string, Uint32Array>(24 * 2 ** 20);
 
 function shinglesOf(doc: { id: string; contentHash: string; text: string }): Uint32Array {
   const key = `${doc.id} ${doc.contentHash}`;
   let shingles = recentShingles.get(key);
   if (!shingles) {
     shingles = shingleSet(doc.text);
-    recentShingles.set(key, shingles);
+    recentShingles.set(key, shingles, shingles.byteLength + key.length);
   }
   return shingles;
 }

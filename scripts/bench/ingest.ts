@@ -5,13 +5,15 @@
 //   ... [--cpu-prof DIR]: V8 CPU profiles of the ingesting process and of each extraction process
 //   (they inherit the flags) into DIR, one .cpuprofile file per process and thread; profiling slows
 //   the run, so its figures are not comparable with others.
-// Needs `npm run build` first. Prints a table; --json writes the figures. --fundus DIR runs another
+// Needs `npm run build` first. Prints a table and the ingesting process's CPU by thread (writer, FTS5
+// thread, the final step's workers, V8's helpers); --json writes the figures. --fundus DIR runs another
 // built checkout's `bin/fundus.js` on the same files (A/B pairs against an older commit).
 import { spawn } from 'node:child_process';
 import { closeSync, copyFileSync, mkdirSync, mkdtempSync, openSync, readFileSync, readdirSync, readSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { threadsOf } from './lib/proc.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const CORPUS = resolve(ROOT, '../shared/corpus');
@@ -108,11 +110,15 @@ async function run(type: string) {
   // CPU time of the process and of each extraction process, last seen every 50 ms: on a loaded
   // machine the wall clock says little, the CPU time of the tree is what a change saves.
   const cpu = new Map<number, number>();
+  // And of each thread of the ingesting process (its FTS5 thread, the final step's workers, V8's
+  // helpers), last seen: which of them a change saves CPU in.
+  const threads = new Map<number, { name: string; seconds: number }>();
   const sampleCpu = () => {
     for (const pid of [child.pid!, ...childrenOf(child.pid!)]) {
       const seconds = cpuSecondsOf(pid);
       if (seconds !== null) cpu.set(pid, seconds);
     }
+    for (const [tid, thread] of threadsOf(child.pid!)) threads.set(tid, thread);
   };
   const timer = setInterval(() => {
     peak = Math.max(peak, peakRssOf(child.pid!));
@@ -139,6 +145,8 @@ async function run(type: string) {
     cpuSeconds: { main: Number(mainCpu.toFixed(2)), extraction: Number(extractionCpu.toFixed(2)) },
     /** Each extraction process's CPU seconds, in the order they started. */
     perProcess: [...cpu].filter(([pid]) => pid !== child.pid).map(([, seconds]) => Number(seconds.toFixed(2))),
+    /** The ingesting process's CPU seconds by thread name (threads of one name summed). */
+    threads: cpuByName(threads.values()),
     load: readFileSync('/proc/loadavg', 'utf8').split(' ')[0],
     summary: out.trim(),
   };
@@ -156,8 +164,15 @@ for (const r of results) {
   console.log(`| ${r.type} | ${r.documents} | ${r.seconds} | ${r.docsPerSecond} | ${r.peakRssMiB} MiB | ${r.cpuSeconds.main} + ${r.cpuSeconds.extraction} (${r.perProcess.join(' + ')}) | ${r.load} |`);
 }
 for (const r of results) console.log(`${r.type}: ${r.summary}`);
+for (const r of results) console.log(`${r.type}, the ingesting process's threads, CPU s: ${Object.entries(r.threads).map(([name, seconds]) => `${name} ${seconds}`).join(', ')}`);
 if (values['cpu-prof']) printTimeline(resolve(values['cpu-prof']));
 if (values.json) writeFileSync(values.json, JSON.stringify({ machine, results }, null, 2));
+
+function cpuByName(threads: Iterable<{ name: string; seconds: number }>): Record<string, number> {
+  const byName: Record<string, number> = {};
+  for (const { name, seconds } of threads) byName[name] = Number(((byName[name] ?? 0) + seconds).toFixed(2));
+  return Object.fromEntries(Object.entries(byName).filter(([, seconds]) => seconds > 0).sort((a, b) => b[1] - a[1]));
+}
 
 interface CpuProfile { startTime: number; endTime: number; nodes: { id: number; callFrame: { functionName: string } }[]; samples: number[]; timeDeltas: number[] }
 

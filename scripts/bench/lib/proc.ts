@@ -112,13 +112,20 @@ export async function waitForQuiet(maxSeconds: number, threshold = 0.25, onWait?
 /** CPU seconds per thread name of a process (MainThread, WorkerThread, V8Worker, libuv-worker, ...). */
 export function threadCpuOf(pid: number): Record<string, number> {
   const byName: Record<string, number> = {};
+  for (const { name, seconds } of threadsOf(pid).values()) byName[name] = (byName[name] ?? 0) + seconds;
+  return byName;
+}
+
+/** Each running thread of a process by thread id: its name and its CPU seconds (user + system) so far. */
+export function threadsOf(pid: number): Map<number, { name: string; seconds: number }> {
+  const threads = new Map<number, { name: string; seconds: number }>();
   try {
     for (const tid of readdirSync(`/proc/${pid}/task`)) {
       try {
         const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
         const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
         const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-        byName[name] = (byName[name] ?? 0) + (Number(fields[11]) + Number(fields[12])) / 100;
+        threads.set(Number(tid), { name, seconds: (Number(fields[11]) + Number(fields[12])) / 100 });
       } catch {
         // the thread ended meanwhile
       }
@@ -126,5 +133,5 @@ export function threadCpuOf(pid: number): Record<string, number> {
   } catch {
     // the process ended
   }
-  return byName;
+  return threads;
 }

@@ -24,7 +24,7 @@ const NEAR_DUPLICATE_MAX_BITS = 10;
  * records are the candidates of every newcomer with that title, and each is shingled once, its
  * text read once (a candidate's text is read when asked for), instead of every time. Bounded by
  * their bytes, not their number: a long PDF's shingles take a hundred times a page's. 300k
- * records: 1024 of them missed 111k times in 131k comparisons, 24 MiB of them (about 20k) 64k times.
+ * records: 1024 of them missed 111k times in 131k comparisons, 24 MiB of them (about 20k) 62k times.
  */
 const recentShingles = new LruCache<string, Uint32Array>(24 * 2 ** 20);
 

@@ -13,7 +13,7 @@ import { closeSync, copyFileSync, mkdirSync, mkdtempSync, openSync, readFileSync
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { threadsOf } from './lib/proc.ts';
+import { cpuByName, threadsOf } from './lib/proc.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const CORPUS = resolve(ROOT, '../shared/corpus');
@@ -146,7 +146,12 @@ async function run(type: string) {
     /** Each extraction process's CPU seconds, in the order they started. */
     perProcess: [...cpu].filter(([pid]) => pid !== child.pid).map(([, seconds]) => Number(seconds.toFixed(2))),
     /** The ingesting process's CPU seconds by thread name (threads of one name summed). */
-    threads: cpuByName(threads.values()),
+    threads: Object.fromEntries(
+      Object.entries(cpuByName(threads.values()))
+        .filter(([, seconds]) => seconds > 0)
+        .sort((a, b) => b[1] - a[1])
+        .map(([name, seconds]) => [name, Number(seconds.toFixed(2))]),
+    ),
     load: readFileSync('/proc/loadavg', 'utf8').split(' ')[0],
     summary: out.trim(),
   };
@@ -167,12 +172,6 @@ for (const r of results) console.log(`${r.type}: ${r.summary}`);
 for (const r of results) console.log(`${r.type}, the ingesting process's threads, CPU s: ${Object.entries(r.threads).map(([name, seconds]) => `${name} ${seconds}`).join(', ')}`);
 if (values['cpu-prof']) printTimeline(resolve(values['cpu-prof']));
 if (values.json) writeFileSync(values.json, JSON.stringify({ machine, results }, null, 2));
-
-function cpuByName(threads: Iterable<{ name: string; seconds: number }>): Record<string, number> {
-  const byName: Record<string, number> = {};
-  for (const { name, seconds } of threads) byName[name] = Number(((byName[name] ?? 0) + seconds).toFixed(2));
-  return Object.fromEntries(Object.entries(byName).filter(([, seconds]) => seconds > 0).sort((a, b) => b[1] - a[1]));
-}
 
 interface CpuProfile { startTime: number; endTime: number; nodes: { id: number; callFrame: { functionName: string } }[]; samples: number[]; timeDeltas: number[] }
 

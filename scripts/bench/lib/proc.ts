@@ -111,8 +111,13 @@ export async function waitForQuiet(maxSeconds: number, threshold = 0.25, onWait?
 
 /** CPU seconds per thread name of a process (MainThread, WorkerThread, V8Worker, libuv-worker, ...). */
 export function threadCpuOf(pid: number): Record<string, number> {
+  return cpuByName(threadsOf(pid).values());
+}
+
+/** CPU seconds summed by thread name. */
+export function cpuByName(threads: Iterable<{ name: string; seconds: number }>): Record<string, number> {
   const byName: Record<string, number> = {};
-  for (const { name, seconds } of threadsOf(pid).values()) byName[name] = (byName[name] ?? 0) + seconds;
+  for (const { name, seconds } of threads) byName[name] = (byName[name] ?? 0) + seconds;
   return byName;
 }
 

@@ -109,6 +109,11 @@ interface Slot {
  */
 const PREPARE_BATCH = 32;
 
+/** A pre-extracted document given to the pool as such (a record), not one extracted in it: these go in batches. */
+function isRecord(job: Pending): boolean {
+  return job.preExtracted !== undefined && !job.forPreparer;
+}
+
 /**
  * Takes `queue[first]` and the next matching jobs, up to PREPARE_BATCH, out of the queue in one pass.
  * Records keep thousands of jobs queued, and a splice for each job taken moved all of them each time
@@ -511,8 +516,7 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
     if (first < 0) first = queue.findIndex((job) => preparer || !job.forPreparer);
     if (first < 0) return [];
     // A file's preparation goes alone, as its extraction did: a time limit then fails that file only.
-    if (!queue[first].preExtracted || queue[first].forPreparer) return queue.splice(first, 1);
-    return takeBatch(queue, first, (job) => job.preExtracted !== undefined && !job.forPreparer);
+    return isRecord(queue[first]) ? takeBatch(queue, first, isRecord) : queue.splice(first, 1);
   }
 
   /** Gives every process jobs to run and, once it runs some, the next ones to queue. */

@@ -1,19 +1,12 @@
 import { resolve } from 'node:path';
 import * as z from 'zod';
 import { parseRate, type AccessSettings, type RateLimit } from '../access/settings.ts';
+import { ConfigError } from './config-error.ts';
+
+export { ConfigError };
 
 // The only reader of process.env and command-line flags (STYLE.md "Configuration"): one zod object
 // parses them into a frozen, nested config. Bad settings stop start-up with a message naming each one.
-
-export class ConfigError extends Error {
-  readonly problems: string[];
-
-  constructor(problems: string[]) {
-    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
-    this.name = 'ConfigError';
-    this.problems = problems;
-  }
-}
 
 const port = z.coerce.number().int().min(0).max(65535);
 const host = z.string().min(1);

@@ -1,12 +1,8 @@
 import { parseArgs } from 'node:util';
-import { analyzeQuery } from '../core/analysis/index.ts';
 import type { DocumentIndex } from '../core/index-port.ts';
-import { SqliteIndex } from '../index/sqlite/sqlite-index.ts';
 import { createExtractionPool } from '../ingest/extract/pool.ts';
 import type { IngestInput } from '../ingest/item.ts';
-import { localInputs } from '../ingest/local-files.ts';
-import { ingest, type IngestSummary } from '../ingest/pipeline.ts';
-import { classifyTopicByKeywords } from '../ingest/topics/keyword-classifier.ts';
+import type { IngestSummary } from '../ingest/pipeline.ts';
 import { createProgress, formatSummary } from './progress.ts';
 import type { Config } from './config.ts';
 import { UsageError } from './usage.ts';
@@ -51,7 +47,7 @@ async function* allInputs(run: IngestRun): AsyncGenerator<IngestInput> {
     for (const file of paths.filter(isWarcFile)) yield* warcInputs(file);
     paths = paths.filter((path) => !isWarcFile(path));
   }
-  if (paths.length || run.manifests.length) yield* localInputs(paths, run.manifests);
+  if (paths.length || run.manifests.length) yield* (await import('../ingest/local-files.ts')).localInputs(paths, run.manifests);
 }
 
 export async function runIngest(run: IngestRun, out: NodeJS.WriteStream = process.stderr): Promise<IngestSummary> {
@@ -64,12 +60,22 @@ export async function ingestInputs(
   inputs: AsyncIterable<IngestInput>,
   out: NodeJS.WriteStream = process.stderr,
 ): Promise<IngestSummary> {
-  // The extraction processes start first: their start-up (modules, lexicon) runs while this one
-  // loads the configuration's schema (zod, about 50 ms) and opens the index. The Typesense client and
-  // the AI classifier are loaded only when configured.
+  // The extraction processes start first: their start-up (modules, lexicon) is the longest wait at
+  // the start of a run, and it runs while this one loads the rest of its modules, the configuration's
+  // schema (zod, about 50 ms) and opens the index. So nothing else is imported before the pool: this
+  // module's own imports are light. The Typesense client and the AI classifier load only when configured.
   const pool = createExtractionPool({ workers: run.workers, timeoutMs: run.timeoutMs, maxMemoryMb: 512, maxBytes: run.maxBytes });
   let index: DocumentIndex;
   let config: Readonly<Config>;
+  const [{ SqliteIndex }, { ingest }, { analyzeQuery }, { classifyTopicByKeywords }] = await Promise.all([
+    import('../index/sqlite/sqlite-index.ts'),
+    import('../ingest/pipeline.ts'),
+    import('../core/analysis/index.ts'),
+    import('../ingest/topics/keyword-classifier.ts'),
+  ]).catch(async (error: unknown) => {
+    await pool.close();
+    throw error;
+  });
   try {
     config = (await import('./config.ts')).loadConfig({ data: run.dataDir });
     index =

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConfigError } from './config.ts';
+import { ConfigError } from './config-error.ts';
 import { projectRoot } from './paths.ts';
 
 // One table of exit codes for every command (README "The fundus command"), the shared usage error,

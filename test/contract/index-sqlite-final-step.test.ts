@@ -2,8 +2,9 @@ import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { attachFts } from '../../services/index/sqlite/fts-file.ts';
+import { attachFts, ftsFileOf } from '../../services/index/sqlite/fts-file.ts';
 import { describe, expect, it } from 'vitest';
+import { analyzeQuery } from '../../services/core/analysis/index.ts';
 import { ScoreLists, generationOf, highestSeq, scoreListsFile, writeScoreLists, type FacetScan } from '../../services/index/sqlite/score-lists.ts';
 import { SqliteIndex } from '../../services/index/sqlite/sqlite-index.ts';
 import { makeDoc } from '../helpers/documents.ts';
@@ -85,6 +86,27 @@ describe('the final step on several threads', () => {
     // The two threads' lists lie in chunks of their own: not in the order one thread writes them.
     expect(parallel.offsets).not.toEqual(single.offsets);
     await index.close();
+  });
+
+  it('copies the logs into the index files beside the final step, not in the close', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'fundus-final-')), 'index.sqlite');
+    const index = new SqliteIndex({ file });
+    await index.writeBatch(async () => {
+      for (const doc of collection(600)) await index.put(doc);
+    });
+    const ftsFile = ftsFileOf(file);
+    const written = { rows: statSync(file).size, fts: statSync(ftsFile).size };
+    await index.optimize({ threads: 1, headTermMinMatches: 100_000 });
+    const optimized = { rows: statSync(file).size, fts: statSync(ftsFile).size };
+    await index.close();
+    // Until the checkpoints the rows and the merged FTS5 index are in the logs only; after them, the
+    // files hold them. Nothing is written to the FTS5 file after its merge: the close copies nothing more.
+    expect(optimized.rows).toBeGreaterThan(written.rows);
+    expect(optimized.fts).toBeGreaterThan(written.fts);
+    expect(optimized.fts).toBe(statSync(ftsFile).size);
+    const reopened = new SqliteIndex({ file, readOnly: true });
+    expect((await reopened.search({ terms: analyzeQuery('Gesetz'), order: 'relevance', limit: 5, offset: 0, countBudgetMs: 1000 })).total).toBeGreaterThan(0);
+    await reopened.close();
   });
 
   it('uses no row sizes or facets read from another snapshot, nor a failed scan', async () => {

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
+import { Worker } from 'node:worker_threads';
 import { analyzeForIndex } from '../../core/analysis/index.ts';
 import type { StoredDocument } from '../../core/document.ts';
 import type { DocumentIndex, IndexHit, IndexQuery, IndexSearchResult, IndexStats, NearDuplicateCandidate, SourceCount, WriteOutcome } from '../../core/index-port.ts';
@@ -16,6 +17,7 @@ import { ScoreLists, scoreListsFile, startFacetScan, writeScoreLists, type Facet
 import { buildHeadTerms, DEEP_HEAD_LIST_LENGTH, DEEP_HEAD_MIN_MATCHES, HEAD_LIST_LENGTH, hasFilters, readHeadList, type HeadList, type HeadTermRanker, type HeadTermsBuild } from './head-terms.ts';
 import { FINGERPRINT_VALUE, HIT_COLUMNS, hitDocumentOf, hitRowBytes, ROW_COLUMNS, ROW_PLACEHOLDERS, rowValuesOf, signatureOf, TITLE_KEY_VALUE, toDocument, type DocumentRow } from './rows.ts';
 import { checkSchemaVersion, createSchema } from './schema.ts';
+import { siblingUrl } from './sibling.ts';
 import { removeStaleTemporaries } from './stale-files.ts';
 import { closestOf, TitleWindow, TitleWindows } from './title-windows.ts';
 
@@ -811,14 +813,20 @@ export class SqliteIndex implements DocumentIndex {
     await this.ftsWriter?.close();
     this.ftsWriter = null;
     this.dropWrittenNotes();
+    // The logs of the rows and of the merge are copied into their files on worker threads, beside
+    // the merge and the score lists; closing copied both on this thread, with nothing beside it (an
+    // eighth of the end of a small run).
+    const checkpoints = [checkpointBeside(this.file)];
     // Row sizes and facets are read on a worker meanwhile (FTS5's merge runs on one thread inside SQLite).
     const facetScan = startFacetScan(this.db, this.file, options.threads);
     let scoreLists: ScoreListsBuild | null;
     try {
       this.db.exec(`INSERT INTO documents_fts(documents_fts) VALUES ('optimize')`);
+      checkpoints.push(checkpointBeside(ftsFileOf(this.file)));
       scoreLists = await this.buildScoreLists({ ...options, scan: facetScan ?? undefined });
     } finally {
       await facetScan?.stop();
+      await Promise.all(checkpoints);
     }
     const deepMinMatches = options.deepHeadMinMatches ?? DEEP_HEAD_MIN_MATCHES;
     const lists = this.freshScoreLists();
@@ -872,6 +880,17 @@ export class SqliteIndex implements DocumentIndex {
     this.scoreLists = null;
     if (this.db.isOpen) this.db.close();
   }
+}
+
+/**
+ * A PASSIVE checkpoint of the index file `file` on a worker thread (checkpoint-worker.ts), done when
+ * the worker has ended; never fails: what it leaves is copied at close.
+ */
+function checkpointBeside(file: string): Promise<void> {
+  if (file === ':memory:') return Promise.resolve();
+  const worker = new Worker(siblingUrl('checkpoint-worker'), { workerData: file });
+  worker.on('error', () => {});
+  return new Promise((resolve) => worker.on('exit', () => resolve()));
 }
 
 export interface IndexSnapshot {

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
@@ -107,6 +107,23 @@ describe('the final step on several threads', () => {
     const reopened = new SqliteIndex({ file, readOnly: true });
     expect((await reopened.search({ terms: analyzeQuery('Gesetz'), order: 'relevance', limit: 5, offset: 0, countBudgetMs: 1000 })).total).toBeGreaterThan(0);
     await reopened.close();
+  });
+
+  it('copies no log for an index in memory: it writes no file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fundus-final-'));
+    const cwd = process.cwd();
+    process.chdir(dir);
+    try {
+      const index = new SqliteIndex({ file: ':memory:' });
+      await index.writeBatch(async () => {
+        for (const doc of collection(50)) await index.put(doc);
+      });
+      await index.optimize({ threads: 1 });
+      await index.close();
+      expect(readdirSync(dir)).toEqual([]);
+    } finally {
+      process.chdir(cwd);
+    }
   });
 
   it('uses no row sizes or facets read from another snapshot, nor a failed scan', async () => {

@@ -814,15 +814,16 @@ export class SqliteIndex implements DocumentIndex {
     this.ftsWriter = null;
     this.dropWrittenNotes();
     // The logs of the rows and of the merge are copied into their files on worker threads, beside
-    // the merge and the score lists; closing copied both on this thread, with nothing beside it (an
-    // eighth of the end of a small run).
-    const checkpoints = [checkpointBeside(this.file)];
+    // the merge and the score lists; closing copied both on this thread, with nothing beside it
+    // (about a sixth of the end of a small run).
+    const onDisk = this.file !== ':memory:';
+    const checkpoints = onDisk ? [checkpointBeside(this.file)] : [];
     // Row sizes and facets are read on a worker meanwhile (FTS5's merge runs on one thread inside SQLite).
     const facetScan = startFacetScan(this.db, this.file, options.threads);
     let scoreLists: ScoreListsBuild | null;
     try {
       this.db.exec(`INSERT INTO documents_fts(documents_fts) VALUES ('optimize')`);
-      checkpoints.push(checkpointBeside(ftsFileOf(this.file)));
+      if (onDisk) checkpoints.push(checkpointBeside(ftsFileOf(this.file)));
       scoreLists = await this.buildScoreLists({ ...options, scan: facetScan ?? undefined });
     } finally {
       await facetScan?.stop();
@@ -887,7 +888,6 @@ export class SqliteIndex implements DocumentIndex {
  * the worker has ended; never fails: what it leaves is copied at close.
  */
 function checkpointBeside(file: string): Promise<void> {
-  if (file === ':memory:') return Promise.resolve();
   const worker = new Worker(siblingUrl('checkpoint-worker'), { workerData: file });
   worker.on('error', () => {});
   return new Promise((resolve) => worker.on('exit', () => resolve()));

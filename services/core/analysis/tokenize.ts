@@ -22,7 +22,9 @@ const UNSPACED_CHAR = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u;
 const UNSPACED_SPLIT = /([\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}])/u;
 const ONLY_DIGITS = /^\p{N}+$/u;
 
-const WORD_CHAR = /^[\p{L}\p{N}\p{M}\p{Cf}]$/u;
+/** Letters, digits, combining marks and invisible format characters. */
+const WORD_CLASS = '[\\p{L}\\p{N}\\p{M}\\p{Cf}]';
+const WORD_CHAR = new RegExp(`^${WORD_CLASS}$`, 'u');
 
 /** Word character classes of BMP code units (see unitClasses), built once on first use. */
 let bmpClasses: Uint8Array | undefined;
@@ -37,7 +39,7 @@ export const SPECIAL_WORD = 2;
 export const HIGH_SURROGATE = 4;
 
 /** Runs of word characters, and the word characters that make a group complex (SPECIAL_WORD). */
-const WORD_RUN = /[\p{L}\p{N}\p{M}\p{Cf}]+/gu;
+const WORD_RUN = new RegExp(`${WORD_CLASS}+`, 'gu');
 const SPECIAL_CHAR = new RegExp(`${FORMAT_CHARS.source}|${UNSPACED_CHAR.source}|${HAS_JOINER.source}`, 'gu');
 
 /**

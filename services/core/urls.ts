@@ -1,6 +1,5 @@
 import { createHash, hash } from 'node:crypto';
 import { getDomain, getHostname } from 'tldts';
-import { v5 as uuidv5 } from 'uuid';
 
 /** Fixed namespace of Fundus document ids (DESIGN.md section 3); never change it, ids depend on it. */
 export const DOCUMENT_ID_NAMESPACE = '6f1c2e2a-7d3b-5c4e-9b8a-1f2d3c4b5a69';
@@ -26,17 +25,15 @@ export function documentIdForUrl(canonicalUrl: string): string {
 }
 
 const NAMESPACE_BYTES = Buffer.from(DOCUMENT_ID_NAMESPACE.replaceAll('-', ''), 'hex');
-const ASCII = /^[\x00-\x7f]*$/;
 
 /**
  * uuid v5 (RFC 9562: SHA-1 of the namespace and the name's UTF-8, version and variant bits set) of a
- * name in the document id namespace, as the uuid package computes it, in one hash call: the
- * package's copying and conversions cost twice the hashing. Names are normalised URLs, ASCII;
- * anything else is left to the package.
+ * name in the document id namespace, in one hash call. The uuid package gives the same (the tests
+ * compare); its copying and conversions cost twice the hashing, and loading its twenty modules cost
+ * each process 15 ms of CPU at start.
  */
 function uuidV5(name: string): string {
-  if (!ASCII.test(name)) return uuidv5(name, DOCUMENT_ID_NAMESPACE);
-  const digest = createHash('sha1').update(NAMESPACE_BYTES).update(name, 'latin1').digest();
+  const digest = createHash('sha1').update(NAMESPACE_BYTES).update(name, 'utf8').digest();
   digest[6] = (digest[6] & 0x0f) | 0x50;
   digest[8] = (digest[8] & 0x3f) | 0x80;
   const hex = digest.toString('hex', 0, 16);

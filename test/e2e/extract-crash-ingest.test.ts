@@ -112,6 +112,8 @@ describe('fundus ingest with extraction that crashes', () => {
         if (stuck === undefined) await sleep(200);
       }
       expect(stuck, 'no extraction process got stuck in the hook').toBeDefined();
+      // Its watchdog (a shell where there is one) ends it, then itself.
+      const watchdogs = childrenOf(stuck!);
       cli.kill('SIGKILL');
       await exited;
       let alive = true;
@@ -120,6 +122,8 @@ describe('fundus ingest with extraction that crashes', () => {
         if (alive) await sleep(200);
       }
       expect(alive, `extraction process ${stuck} outlived the killed command`).toBe(false);
+      for (let i = 0; i < 50 && watchdogs.some((pid) => cpuSeconds(pid) !== null); i++) await sleep(100);
+      expect(watchdogs.filter((pid) => cpuSeconds(pid) !== null), 'a watchdog outlived its process').toEqual([]);
     } finally {
       cli.kill('SIGKILL');
       // A failed run must not leave a spinning process on the machine.

@@ -233,6 +233,61 @@ describe('extraction pool with an extracting and a preparing process', () => {
   });
 });
 
+// Each extraction process has a watchdog shell that ends it once the pool's process is gone (its
+// stdin pipe closes: test/e2e/extract-crash-ingest.test.ts kills the command). The shells must go
+// with their processes, whichever way those end, and never end a process of a living pool.
+describe.skipIf(!HAS_PROC || !existsSync('/bin/sh'))('extraction pool watchdogs', () => {
+  it('are one shell per process, and end with it: after a kill for TIMEOUT, and at close', async () => {
+    const p = createExtractionPool({ workers: 2, timeoutMs: 1500, maxMemoryMb: 256, maxBytes: 1024 * 1024 });
+    pool = p;
+    await Promise.all([1, 2, 3].map((i) => p.extract({ bytes: page(`Seite ${i}`), url: `https://x.example/${i}` })));
+    const processes = extractionChildren();
+    expect(processes).toHaveLength(2);
+    const watchdogOf = new Map(processes.map((pid) => [pid, shellChildrenOf(pid)]));
+    expect([...watchdogOf.values()].map((shells) => shells.length)).toEqual([1, 1]);
+    await expect(p.extract({ bytes: page('hängt'), url: 'https://x.example/h' }, { testOnlyHook: 'hang' })).rejects.toMatchObject({ code: 'TIMEOUT' });
+    const [killed, ...others] = [...processes].sort((a, b) => Number(extractionChildren().includes(a)) - Number(extractionChildren().includes(b)));
+    expect(extractionChildren()).not.toContain(killed);
+    expect(await goneWithin(watchdogOf.get(killed)!, 5000)).toBe(true);
+    // The other process and its shell live on, and the pool still works (no process ended by a stray shell).
+    expect(others.flatMap((pid) => watchdogOf.get(pid)!).filter(isAlive)).toHaveLength(1);
+    expect((await p.extract({ bytes: page('Danach'), url: 'https://x.example/n' })).title).toBe('Danach');
+    const after = extractionChildren().flatMap(shellChildrenOf);
+    expect(after).toHaveLength(2);
+    await p.close();
+    pool = null;
+    expect(await goneWithin(after, 5000)).toBe(true);
+  });
+});
+
+/** Whether a process exists and has not ended (a zombie has ended). */
+function isAlive(pid: number): boolean {
+  try {
+    return !/\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
+/** Polls (bounded) until none of the processes is alive. */
+async function goneWithin(pids: number[], ms: number): Promise<boolean> {
+  for (let waited = 0; waited < ms; waited += 50) {
+    if (!pids.some(isAlive)) return true;
+    await new Promise((resume) => setTimeout(resume, 50));
+  }
+  return !pids.some(isAlive);
+}
+
+/** The shells a process started (its watchdog). */
+function shellChildrenOf(pid: number): number[] {
+  try {
+    const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+    return children.filter((child) => readFileSync(`/proc/${child}/cmdline`, 'utf8').startsWith('/bin/sh'));
+  } catch {
+    return [];
+  }
+}
+
 /** The extraction processes this test process started (Linux: /proc). */
 function extractionChildren(): number[] {
   const children = readFileSync(`/proc/${process.pid}/task/${process.pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);

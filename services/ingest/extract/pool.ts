@@ -14,7 +14,7 @@ import { ExtractionError, isExtractionErrorCode } from './errors.ts';
 import type { ExtractInput, ExtractOptions } from './extract-document.ts';
 import type { TextPreparation } from '../prepare.ts';
 import { TEST_ONLY_HOOKS_ENV, type TestOnlyHook, testOnlyHooksFromEnv } from './test-only-hooks.ts';
-import type { PreparedOutcome, WorkerJob, WorkerReady, WorkerReply } from './worker.ts';
+import type { PreparedOutcome, WorkerJob, WorkerReady, WorkerReply, WorkerRole } from './worker.ts';
 import type { ZipLimits } from './zip-guard.ts';
 
 export interface ExtractionPoolOptions {
@@ -413,17 +413,22 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
   }
 
   function spawn(slot: Slot): void {
-    const child = fork(workerPath, [JSON.stringify(workerOptions)], {
+    // An extract-only process warms up without the analysis, which it never needs for a file.
+    const role: WorkerRole = roles && !slot.preparer ? 'extracts' : 'prepares';
+    const child = fork(workerPath, [JSON.stringify(workerOptions), role], {
       execArgv,
       serialization: 'advanced',
-      // Read, not inherited: a parser's console output must not mix into the command's stdout, and
-      // the end of stderr tells the cause of a crash.
-      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+      // stdin: a pipe nothing is written to; the process's watchdog ends it when this process is gone
+      // and the pipe closes (worker.ts). stdout and stderr are read, not inherited: a parser's console
+      // output must not mix into the command's stdout, and the end of stderr tells the cause of a crash.
+      stdio: ['pipe', 'pipe', 'pipe', 'ipc'],
     });
     // An idle pool must not keep the process alive; a running job does, through its timer.
     child.unref();
     child.channel?.unref();
-    for (const stream of [child.stdout, child.stderr]) (stream as unknown as { unref?(): void } | null)?.unref?.();
+    for (const stream of [child.stdin, child.stdout, child.stderr]) (stream as unknown as { unref?(): void } | null)?.unref?.();
+    // Once the process has ended, its watchdog (if it outlived it) sees the pipe close and ends too.
+    child.once('exit', () => child.stdin?.destroy());
     slot.child = child;
     slot.ready = false;
     slot.killedFor = null;

@@ -18,7 +18,7 @@ import {
   astralWordLength, cleanWord, HIGH_SURROGATE, isComplexGroup, isJoinerCode, joinedForms, NOT_WORD, PLAIN_WORD, scanGroups, splitGroup, tokenize,
   unitClasses,
 } from './tokenize.ts';
-import { BASE, EXACT, HAS_PARTS, HASH_START, hashOf, hashStep, NO_OUTPUT, PARTS, STRIDE, WIDE, WordTable } from './word-table.ts';
+import { BASE, EXACT, HAS_PARTS, HASH_START, hashOf, hashStep, KEY, NO_OUTPUT, PARTS, STRIDE, WIDE, WordTable } from './word-table.ts';
 import { otherNounForms } from './word-forms.ts';
 import type { Segment } from './tokenize.ts';
 
@@ -237,19 +237,19 @@ function analyzeToBytes(text: string): AnalyzedText | undefined {
       complete = false;
       break;
     }
-    const { meta, out } = table;
+    const { meta, units } = table;
     const at = STRIDE * entry;
     const from = meta[at + EXACT];
     const middle = meta[at + BASE];
-    const to = meta[at + STRIDE + EXACT];
+    const to = meta[at + STRIDE + KEY];
     if (exactUsed + middle - from >= exact.length) exact = room(exact, exactUsed, middle - from + 1);
     if (baseUsed + to - middle >= base.length) base = room(base, baseUsed, to - middle + 1);
     if (exactUsed > 0) {
       exact[exactUsed++] = 0x20;
       base[baseUsed++] = 0x20;
     }
-    for (let i = from; i < middle; i++) exact[exactUsed++] = out[i];
-    for (let i = middle; i < to; i++) base[baseUsed++] = out[i];
+    for (let i = from; i < middle; i++) exact[exactUsed++] = units[i];
+    for (let i = middle; i < to; i++) base[baseUsed++] = units[i];
     if ((flags & HAS_PARTS) === 0) continue;
     const { partIds, partSeen, partAt, partChars } = table;
     for (let p = meta[at + PARTS], last = meta[at + STRIDE + PARTS]; p < last; p++) {

@@ -5,7 +5,8 @@ import { Worker } from 'node:worker_threads';
 // plain line is written every ten seconds. The drawing runs in its own small thread, because the
 // long phases block the main thread for many seconds at a time (SQLite's merge and the batch
 // commits are synchronous calls), and a timer there would not fire. The main thread only counts,
-// in shared memory, and names the phase.
+// in shared memory, and names the phase. Without a terminal the thread starts half an interval
+// after the display (see createProgressDisplay).
 
 export interface ProgressDisplayOptions {
   /** Names of the counters, in display order ("read", "stored", ...). */
@@ -36,11 +37,10 @@ export interface ProgressDisplay {
 const TICKER = `
 const { parentPort, workerData } = require('node:worker_threads');
 const { writeSync } = require('node:fs');
-const { fd, tty, intervalMs, names, rateIndex, counts } = workerData;
+const { fd, tty, intervalMs, names, rateIndex, counts, started } = workerData;
 const values = new Float64Array(counts);
-const started = Date.now();
-let phase = '';
-let phaseStarted = started;
+let phase = workerData.phase;
+let phaseStarted = workerData.phaseStarted;
 let drawn = false;
 const write = (text) => { try { writeSync(fd, text); } catch {} };
 const seconds = (ms) => (ms / 1000).toFixed(ms < 10000 ? 1 : 0) + ' s';
@@ -57,7 +57,9 @@ function draw() {
   else write('progress: ' + frame() + '\\n');
   drawn = true;
 }
-const timer = setInterval(draw, intervalMs);
+// Lines at whole intervals from the display's start (the thread may start later: see below).
+let timer = null;
+const first = setTimeout(() => { draw(); timer = setInterval(draw, intervalMs); }, Math.max(0, started + intervalMs - Date.now()));
 if (tty) draw();
 parentPort.on('message', (message) => {
   if (message.phase !== undefined) {
@@ -66,6 +68,7 @@ parentPort.on('message', (message) => {
     if (tty) draw();
   }
   if (message.stop) {
+    clearTimeout(first);
     clearInterval(timer);
     if (tty && drawn) write('\\r\\x1b[K');
     parentPort.close();
@@ -87,20 +90,27 @@ export function createProgressDisplay(options: ProgressDisplayOptions): Progress
   if (options.enabled === false) {
     return { add() {}, set() {}, phase() {}, message: writeLine, stop: async () => {} };
   }
-  const worker = new Worker(TICKER, {
-    eval: true,
-    workerData: {
-      fd,
-      tty,
-      intervalMs: options.intervalMs ?? (tty ? 500 : 10_000),
-      names,
-      rateIndex: options.rateOf ? indexOf(options.rateOf) : -1,
-      counts: values.buffer,
-    },
-  });
-  // The display never keeps a finished command alive.
-  worker.unref();
-  const exited = new Promise<void>((done) => worker.once('exit', () => done()));
+  const intervalMs = options.intervalMs ?? (tty ? 500 : 10_000);
+  const started = Date.now();
+  let phase = { text: '', at: started };
+  let worker: Worker | null = null;
+  let exited = Promise.resolve();
+  const startThread = () => {
+    const thread = new Worker(TICKER, {
+      eval: true,
+      workerData: { fd, tty, intervalMs, names, rateIndex: options.rateOf ? indexOf(options.rateOf) : -1, counts: values.buffer, started, phase: phase.text, phaseStarted: phase.at },
+    });
+    // The display never keeps a finished command alive.
+    thread.unref();
+    exited = new Promise<void>((done) => thread.once('exit', () => done()));
+    worker = thread;
+  };
+  // On a terminal the line is drawn at once. Otherwise the first line is due after a whole interval,
+  // and the thread starts half an interval before it: a command that ends sooner never pays for the
+  // thread (about 50 ms of CPU, at the start of a run, when the extraction processes start too). A
+  // main thread blocked at that moment starts it late, and only the first line is late.
+  const lazyStart = tty ? null : setTimeout(startThread, intervalMs / 2).unref();
+  if (tty) startThread();
   let stopped = false;
   return {
     add(counter, amount = 1) {
@@ -110,12 +120,16 @@ export function createProgressDisplay(options: ProgressDisplayOptions): Progress
       values[indexOf(counter)] = value;
     },
     phase(text) {
-      if (!stopped) worker.postMessage({ phase: text });
+      if (stopped) return;
+      if (worker) worker.postMessage({ phase: text });
+      else phase = { text, at: Date.now() };
     },
     message: writeLine,
     async stop() {
       if (stopped) return exited;
       stopped = true;
+      if (lazyStart) clearTimeout(lazyStart);
+      if (!worker) return;
       // Held until the thread has cleared its line and ended, so no output can follow its last draw.
       worker.ref();
       worker.postMessage({ stop: true });

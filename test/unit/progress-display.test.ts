@@ -1,4 +1,4 @@
-import { closeSync, mkdtempSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -54,15 +54,34 @@ describe('progress display', () => {
     const { file, fd } = output();
     const display = createProgressDisplay({ counters: ['read'], fd, tty: false, intervalMs: 20 });
     display.phase('busy');
-    // Blocks this thread until the drawing thread has written two lines on its own.
+    // Without a terminal the thread starts half an interval after the display: its first line (with
+    // the phase named before it started) tells it runs.
+    await until(file, /· busy \([\d.]+ s\)$/m);
+    // Blocks this thread until the drawing thread has written two more lines on its own.
     const lines = () => readFileSync(file, 'utf8').split('\n').filter((line) => line.includes('busy')).length;
+    const before = lines();
     const spinUntil = Date.now() + 60_000;
-    while (lines() < 2 && Date.now() < spinUntil) {
+    while (lines() < before + 2 && Date.now() < spinUntil) {
       /* a synchronous loop, like SQLite's merge */
     }
-    expect(lines()).toBeGreaterThanOrEqual(2);
+    expect(lines()).toBeGreaterThanOrEqual(before + 2);
     await display.stop();
     closeSync(fd);
+  });
+
+  // Its first plain line is due after ten seconds: a shorter command never starts the thread.
+  it.skipIf(!existsSync('/proc/self/task'))('without a terminal starts no thread for a command that ends before half an interval', async () => {
+    const threads = () => readdirSync('/proc/self/task').length;
+    const { file, fd } = output();
+    const before = threads();
+    const display = createProgressDisplay({ counters: ['read'], fd, tty: false, intervalMs: 10_000 });
+    display.add('read', 5);
+    display.phase('kurz');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(threads()).toBe(before);
+    await display.stop();
+    closeSync(fd);
+    expect(readFileSync(file, 'utf8')).toBe('');
   });
 
   it('disabled, it draws nothing and stops at once', async () => {

@@ -18,8 +18,13 @@ export interface IngestDeps {
   classifyTopic?(doc: { title: string; text: string; url: string }): Promise<string | null> | string | null;
   /** Files larger than this are skipped without being read. */
   maxBytes: number;
-  /** Extractions in flight at once. */
+  /** Documents in flight at once, between their read and their write. */
   concurrency?: number;
+  /**
+   * Bytes that files in flight may hold at once, from their read until their extraction has ended
+   * (a file of unknown size counts as maxBytes); one file always may. Default 8 × maxBytes.
+   */
+  bytesInFlight?: number;
   /** Documents per commit at most. */
   batchSize?: number;
   /**
@@ -92,11 +97,37 @@ function track(promise: Promise<Prepared>): InFlight {
 
 const TICK = Symbol('tick');
 
+/**
+ * Bounds the bytes files hold while they wait for and go through extraction: the window of documents
+ * in flight is wide, so that one slow page does not leave the processes idle, but files of the
+ * largest allowed size must not all be read at once. A file that finds nothing held always goes.
+ */
+class ByteGate {
+  private held = 0;
+  private waiting: (() => void)[] = [];
+  private readonly limit: number;
+
+  constructor(limit: number) {
+    this.limit = limit;
+  }
+
+  async acquire(bytes: number): Promise<void> {
+    while (this.held > 0 && this.held + bytes > this.limit) await new Promise<void>((wake) => this.waiting.push(wake));
+    this.held += bytes;
+  }
+
+  release(bytes: number): void {
+    this.held -= bytes;
+    for (const wake of this.waiting.splice(0)) wake();
+  }
+}
+
 export async function ingest(inputs: AsyncIterable<IngestInput> | Iterable<IngestInput>, deps: IngestDeps): Promise<IngestSummary> {
   const summary = emptySummary();
   const concurrency = deps.concurrency ?? 8;
   const batchSize = deps.batchSize ?? 2500;
   const now = deps.now ?? (() => new Date());
+  const bytesGate = new ByteGate(deps.bytesInFlight ?? 8 * deps.maxBytes);
 
   const skip = (label: string, reason: string) => {
     summary.skipped++;
@@ -118,9 +149,16 @@ export async function ingest(inputs: AsyncIterable<IngestInput> | Iterable<Inges
         return { item, extracted, topic: item.topic !== undefined ? item.topic : await classify(extracted, item.url) };
       }
       if (item.size !== undefined && item.size > deps.maxBytes) return { label: item.label, reason: `TOO_LARGE: ${item.size} bytes` };
-      const bytes = await item.read();
-      if (bytes.length > deps.maxBytes) return { label: item.label, reason: `TOO_LARGE: ${bytes.length} bytes` };
-      const extracted = await deps.extract({ bytes, url: item.url, fileName: fileNameOf(item), headers: item.headers });
+      const reserved = item.size ?? deps.maxBytes;
+      await bytesGate.acquire(reserved);
+      let extracted: ExtractedDocument;
+      try {
+        const bytes = await item.read();
+        if (bytes.length > deps.maxBytes) return { label: item.label, reason: `TOO_LARGE: ${bytes.length} bytes` };
+        extracted = await deps.extract({ bytes, url: item.url, fileName: fileNameOf(item), headers: item.headers });
+      } finally {
+        bytesGate.release(reserved);
+      }
       if (extracted.noindex) return { label: item.label, reason: 'NOINDEX: the document asks not to be indexed' };
       if (!extracted.text.trim() && !extracted.title.trim()) return { label: item.label, reason: 'NO_TEXT: nothing to index' };
       return { item, extracted, topic: await classify(extracted, item.url) };
@@ -227,8 +265,8 @@ export async function ingest(inputs: AsyncIterable<IngestInput> | Iterable<Inges
       } else {
         inFlight.push(track(prepare(input)));
       }
-      // Files hold their bytes while in flight, so few at a time; pre-extracted records are small and
-      // run two batches ahead, so that the workers keep analysing while the writer commits a batch.
+      // Files run `concurrency` ahead (their bytes bounded by the gate); pre-extracted records are
+      // small and run two batches ahead, so that the workers keep analysing while the writer commits.
       const ahead = !isProblem(input) && input.extracted ? Math.max(concurrency, batchSize * 2) : concurrency;
       while (inFlight.length >= ahead) await takeOldest();
     }

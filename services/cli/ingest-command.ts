@@ -101,9 +101,10 @@ export async function ingestInputs(
       prepare: (doc, url, options) => progress.prepared(pool.prepare(doc, url, options)),
       ...(classifyTopic && { classifyTopic }),
       maxBytes: run.maxBytes,
-      // Files in flight between reading and writing (written in input order): extracted, waiting for
-      // or in preparation, prepared. At 4 per process one large page held up the window and both
-      // processes stood idle behind it (corpus HTML: 325 → 351 docs/s, medians of six pairs).
+      // Documents in flight between reading and writing (written in input order): extracted, waiting
+      // for or in preparation, prepared; the pipeline bounds the bytes files hold apart. At 4 per
+      // process one large page held up the window and both processes stood idle behind it (corpus
+      // HTML, medians of eight pairs: 372 → 392 docs/s).
       concurrency: run.workers * 16,
       onEvent: progress.onEvent,
     });

@@ -22,49 +22,40 @@ function items(count: number): IngestItem[] {
 
 const tick = (ms: number) => new Promise((resume) => setTimeout(resume, ms));
 
+/** The real extractor behind a delay, counting the most extractions that ran at once. */
+function countingExtract(delayMs: number) {
+  let running = 0;
+  const counted = {
+    most: 0,
+    extract: async (input: { bytes: Uint8Array; url: string }) => {
+      counted.most = Math.max(counted.most, ++running);
+      await tick(delayMs);
+      running--;
+      return extractHtml(input);
+    },
+  };
+  return counted;
+}
+
 describe('ingest window', () => {
   it('keeps many documents in flight, but no more file bytes at once than allowed', async () => {
     const index = new SqliteIndex({ file: ':memory:' });
     const inputs = items(60);
     const size = inputs[0].size!;
-    let running = 0;
-    let most = 0;
-    const summary = await ingest(inputs, {
-      index,
-      maxBytes: 4 * size,
-      bytesInFlight: 5.5 * size,
-      concurrency: 32,
-      extract: async (input) => {
-        most = Math.max(most, ++running);
-        await tick(2);
-        running--;
-        return extractHtml(input);
-      },
-    });
+    const counted = countingExtract(2);
+    const summary = await ingest(inputs, { index, maxBytes: 4 * size, bytesInFlight: 5.5 * size, concurrency: 32, extract: counted.extract });
     await index.close();
     expect(summary.added).toBe(60);
-    expect(most).toBe(5);
+    expect(counted.most).toBe(5);
   });
 
   it('lets a file larger than the allowance through alone', async () => {
     const index = new SqliteIndex({ file: ':memory:' });
-    let running = 0;
-    let most = 0;
-    const summary = await ingest(items(12), {
-      index,
-      maxBytes: 1 << 20,
-      bytesInFlight: 10,
-      concurrency: 32,
-      extract: async (input) => {
-        most = Math.max(most, ++running);
-        await tick(1);
-        running--;
-        return extractHtml(input);
-      },
-    });
+    const counted = countingExtract(1);
+    const summary = await ingest(items(12), { index, maxBytes: 1 << 20, bytesInFlight: 10, concurrency: 32, extract: counted.extract });
     await index.close();
     expect(summary.added).toBe(12);
-    expect(most).toBe(1);
+    expect(counted.most).toBe(1);
   });
 
   it('extracts the files behind a slow one meanwhile, and writes all in input order', async () => {

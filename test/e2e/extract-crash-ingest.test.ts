@@ -1,9 +1,10 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SqliteIndex } from '../../services/index/sqlite/sqlite-index.ts';
+import { childrenOf, cpuSeconds, isAlive } from '../helpers/proc.ts';
 import { FUNDUS_BIN, requireBuild, runFundus } from '../helpers/processes.ts';
 
 // Extraction that blows its heap or crashes natively, through `fundus ingest` as a process: the file
@@ -31,24 +32,6 @@ async function documentCount(data: string): Promise<number> {
     return (await index.stats()).documents;
   } finally {
     await index.close();
-  }
-}
-
-function childrenOf(pid: number): number[] {
-  try {
-    return readdirSync(`/proc/${pid}/task`).flatMap((task) => readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ').filter(Boolean).map(Number));
-  } catch {
-    return [];
-  }
-}
-
-/** CPU seconds a process has used, or null once it is gone. */
-function cpuSeconds(pid: number): number | null {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return null;
   }
 }
 
@@ -118,7 +101,7 @@ describe('fundus ingest with extraction that crashes', () => {
       await exited;
       let alive = true;
       for (let i = 0; i < 150 && alive; i++) {
-        alive = cpuSeconds(stuck!) !== null && !readFileSync(`/proc/${stuck}/stat`, 'utf8').includes(') Z ');
+        alive = isAlive(stuck!);
         if (alive) await sleep(200);
       }
       expect(alive, `extraction process ${stuck} outlived the killed command`).toBe(false);

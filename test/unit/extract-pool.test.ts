@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createExtractionPool, type ExtractionPool } from '../../services/ingest/extract/index.ts';
+import { childrenRunning, isAlive } from '../helpers/proc.ts';
 import { CORPUS as CORPUS_DIR, itWithCorpus } from '../helpers/shared-corpus.ts';
 
 const CORPUS = `${CORPUS_DIR}/`;
@@ -260,15 +261,6 @@ describe.skipIf(!HAS_PROC || !existsSync('/bin/sh'))('extraction pool watchdogs'
   });
 });
 
-/** Whether a process exists and has not ended (a zombie has ended). */
-function isAlive(pid: number): boolean {
-  try {
-    return !/\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return false;
-  }
-}
-
 /** Polls (bounded) until none of the processes is alive. */
 async function goneWithin(pids: number[], ms: number): Promise<boolean> {
   for (let waited = 0; waited < ms; waited += 50) {
@@ -279,23 +271,7 @@ async function goneWithin(pids: number[], ms: number): Promise<boolean> {
 }
 
 /** The shells a process started (its watchdog). */
-function shellChildrenOf(pid: number): number[] {
-  try {
-    const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
-    return children.filter((child) => readFileSync(`/proc/${child}/cmdline`, 'utf8').startsWith('/bin/sh'));
-  } catch {
-    return [];
-  }
-}
+const shellChildrenOf = (pid: number): number[] => childrenRunning(pid, /^\/bin\/sh/);
 
 /** The extraction processes this test process started (Linux: /proc). */
-function extractionChildren(): number[] {
-  const children = readFileSync(`/proc/${process.pid}/task/${process.pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
-  return children.filter((pid) => {
-    try {
-      return /extract[/\\]worker\.[jt]s/.test(readFileSync(`/proc/${pid}/cmdline`, 'utf8'));
-    } catch {
-      return false;
-    }
-  });
-}
+const extractionChildren = (): number[] => childrenRunning(process.pid, /extract[/\\]worker\.[jt]s/);

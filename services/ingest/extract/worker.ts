@@ -89,20 +89,21 @@ process.on('disconnect', () => process.exit(0));
 // costs a fork. Where there is no POSIX shell (Windows), or stdin is no pipe (a process started by
 // hand), the thread it is.
 function watchForOrphaning(): void {
-  const stdinIsPipe = (() => {
-    try {
-      const stdin = fstatSync(0);
-      return stdin.isFIFO() || stdin.isSocket();
-    } catch {
-      return false;
-    }
-  })();
-  if (process.platform === 'win32' || !stdinIsPipe) return watchWithThread();
+  if (process.platform === 'win32' || !stdinIsPipe()) return watchWithThread();
   const watchdog = spawn('/bin/sh', ['-c', 'read -r _; kill -9 "$0" 2>/dev/null', String(process.pid)], { stdio: [0, 'ignore', 'ignore'] });
   watchdog.once('error', watchWithThread);
   watchdog.unref();
   // A normal end takes the watchdog along (the pool may live on).
   process.once('exit', () => watchdog.kill());
+}
+
+function stdinIsPipe(): boolean {
+  try {
+    const stdin = fstatSync(0);
+    return stdin.isFIFO() || stdin.isSocket();
+  } catch {
+    return false;
+  }
 }
 
 function watchWithThread(): void {

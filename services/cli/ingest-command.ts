@@ -56,7 +56,7 @@ export async function runIngest(run: IngestRun, out: NodeJS.WriteStream = proces
 
 /** Runs the pipeline over any inputs into the SQLite index of `run.dataDir` (also used by `fundus crawl`). */
 export async function ingestInputs(
-  run: Pick<IngestRun, 'dataDir' | 'maxBytes' | 'workers' | 'timeoutMs' | 'quiet'>,
+  run: Pick<IngestRun, 'dataDir' | 'maxBytes' | 'workers' | 'timeoutMs' | 'quiet' | 'records'>,
   inputs: AsyncIterable<IngestInput>,
   out: NodeJS.WriteStream = process.stderr,
 ): Promise<IngestSummary> {
@@ -64,7 +64,13 @@ export async function ingestInputs(
   // the start of a run, and it runs while this one loads the rest of its modules, the configuration's
   // schema (zod, about 50 ms) and opens the index. So nothing else is imported before the pool: this
   // module's own imports are light. The Typesense client and the AI classifier load only when configured.
-  const pool = createExtractionPool({ workers: run.workers, timeoutMs: run.timeoutMs, maxMemoryMb: 512, maxBytes: run.maxBytes });
+  const pool = createExtractionPool({
+    workers: run.workers,
+    timeoutMs: run.timeoutMs,
+    maxMemoryMb: 512,
+    maxBytes: run.maxBytes,
+    efficiencyMode: !run.records?.length,
+  });
   let index: DocumentIndex;
   let config: Readonly<Config>;
   const [{ SqliteIndex }, { ingest }, { analyzeQuery }, { classifyTopicByKeywords }] = await Promise.all([

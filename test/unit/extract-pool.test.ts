@@ -261,6 +261,18 @@ describe.skipIf(!HAS_PROC || !existsSync('/bin/sh'))('extraction pool watchdogs'
   });
 });
 
+// V8's efficiency mode is for runs over files only (pool.ts EFFICIENCY_MODE): records ran slower in it.
+describe.skipIf(!HAS_PROC)('extraction pool efficiency mode', () => {
+  it.each([true, false])('is in the processes\' command line only when asked for (%s), and they extract', async (efficiencyMode) => {
+    const p = createExtractionPool({ workers: 2, timeoutMs: 10_000, maxMemoryMb: 256, maxBytes: 1024 * 1024, efficiencyMode });
+    pool = p;
+    expect((await p.extract({ bytes: page('Sparsam'), url: 'https://x.example/s' })).title).toBe('Sparsam');
+    const processes = extractionChildren();
+    expect(processes).toHaveLength(2);
+    for (const pid of processes) expect(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes('--efficiency-mode')).toBe(efficiencyMode);
+  });
+});
+
 /** Polls (bounded) until none of the processes is alive. */
 async function goneWithin(pids: number[], ms: number): Promise<boolean> {
   for (let waited = 0; waited < ms; waited += 50) {

@@ -1,7 +1,8 @@
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { commandLine } from '../helpers/proc.ts';
 import { ROOT, runFundus } from '../helpers/processes.ts';
 
 // Start-up of `fundus ingest` as a process: commands are loaded only when they run (looked up by
@@ -18,13 +19,7 @@ function processesWith(marker: string): number[] {
   } catch {
     return [];
   }
-  return pids.filter((pid) => {
-    try {
-      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(marker);
-    } catch {
-      return false;
-    }
-  }).map(Number);
+  return pids.map(Number).filter((pid) => commandLine(pid).join(' ').includes(marker));
 }
 
 describe('fundus ingest start-up', () => {

@@ -12,15 +12,18 @@ export function childrenOf(pid: number): number[] {
   }
 }
 
-/** The children of `pid` whose command line matches `command`. */
+/** The arguments a process was started with (its program first), or [] once it is gone. */
+export function commandLine(pid: number): string[] {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').slice(0, -1);
+  } catch {
+    return [];
+  }
+}
+
+/** The children of `pid` whose command line (its arguments joined by spaces) matches `command`. */
 export function childrenRunning(pid: number, command: RegExp): number[] {
-  return childrenOf(pid).filter((child) => {
-    try {
-      return command.test(readFileSync(`/proc/${child}/cmdline`, 'utf8'));
-    } catch {
-      return false;
-    }
-  });
+  return childrenOf(pid).filter((child) => command.test(commandLine(child).join(' ')));
 }
 
 /** CPU seconds a process has used, or null once it is gone. */

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createExtractionPool, type ExtractionPool } from '../../services/ingest/extract/index.ts';
-import { childrenRunning, isAlive } from '../helpers/proc.ts';
+import { childrenRunning, commandLine, isAlive } from '../helpers/proc.ts';
 import { CORPUS as CORPUS_DIR, itWithCorpus } from '../helpers/shared-corpus.ts';
 
 const CORPUS = `${CORPUS_DIR}/`;
@@ -269,7 +269,7 @@ describe.skipIf(!HAS_PROC)('extraction pool efficiency mode', () => {
     expect((await p.extract({ bytes: page('Sparsam'), url: 'https://x.example/s' })).title).toBe('Sparsam');
     const processes = extractionChildren();
     expect(processes).toHaveLength(2);
-    for (const pid of processes) expect(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes('--efficiency-mode')).toBe(efficiencyMode);
+    for (const pid of processes) expect(commandLine(pid).includes('--efficiency-mode')).toBe(efficiencyMode);
   });
 });
 

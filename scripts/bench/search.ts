@@ -17,7 +17,9 @@
 // CPU that other processes used during each measurement is reported either way), --ingest-only
 // (generate and ingest the collections, measure nothing else), --no-floor (one pass of the floor
 // only, for quick iterations; not for published figures), --mix fixed|sampled|both (default both),
-// --no-xapian. `--docs 0 --merge` only redraws the aggregate and the plot from --out.
+// --no-xapian, --seed N (the collection's make-corpus seed, default 1), --query-seed N (the sampled
+// mix's seed, default --seed: another seed draws a mix the engine was never tuned on, over the same
+// collection and indexes). `--docs 0 --merge` only redraws the aggregate and the plot from --out.
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, release, totalmem } from 'node:os';
@@ -50,12 +52,20 @@ const { values } = parseArgs({
     publish: { type: 'boolean', default: false },
     'quiet-wait': { type: 'string', default: '300' },
     seed: { type: 'string', default: '1' },
+    'query-seed': { type: 'string' },
+    help: { type: 'boolean', default: false },
     'ingest-only': { type: 'boolean', default: false },
     'no-floor': { type: 'boolean', default: false },
     mix: { type: 'string', default: 'both' },
     'no-xapian': { type: 'boolean', default: false },
   },
 });
+if (values.help) {
+  // The usage is this file's opening comment.
+  const usage = readFileSync(import.meta.filename, 'utf8').split('\nimport ')[0].replace(/^\/\/ ?/gm, '');
+  process.stdout.write(`${usage}\n`);
+  process.exit(0);
+}
 const SIZES = values.docs!.split(',').map((s) => Number(s.trim())).filter((n) => n > 0);
 const OUT = resolve(values.out!);
 const ROUNDS = Math.max(1, Number(values.rounds));
@@ -63,6 +73,7 @@ const MAX_SECONDS = Number(values['max-seconds']);
 /** Requests of the mix sent before measuring (cpu-probe.ts: CPU per request levels off after a few thousand). */
 const WARM_UP_REQUESTS = 6000;
 const LEVELS = values.concurrency!.split(',').map(Number);
+const QUERY_SEED = Number(values['query-seed'] ?? values.seed);
 const QUERY_FILE = join(ROOT, 'scripts/bench/queries.json');
 const FIXED_QUERIES = (JSON.parse(readFileSync(QUERY_FILE, 'utf8')) as { queries: BenchQuery[] }).queries;
 
@@ -78,7 +89,7 @@ function mixesOf(collection: Collection): Mix[] {
   if (values.mix !== 'sampled') mixes.push({ name: 'fixed', file: relative(ROOT, QUERY_FILE), queries: FIXED_QUERIES });
   if (values.mix !== 'fixed') {
     const file = join(collection.dir, 'sampled-queries.json');
-    const sampled = sampleQueries(collection.indexFile, Number(values.seed));
+    const sampled = sampleQueries(collection.indexFile, QUERY_SEED);
     writeFileSync(file, JSON.stringify(sampled, null, 1));
     log(`${collection.docs}: sampled ${sampled.queries.length} queries (seed ${sampled.seed}) into ${file}`);
     mixes.push({ name: 'sampled', file, queries: sampled.queries });
@@ -940,7 +951,7 @@ async function main(): Promise<void> {
     command: `node_modules/.bin/node scripts/bench/search.ts ${process.argv.slice(2).join(' ')}`.trim(),
     measuredAt: new Date().toISOString(),
     machine: info,
-    queryMixes: { fixed: relative(ROOT, QUERY_FILE), sampled: 'sampled per size by scripts/bench/sample-queries.ts (seed --seed)' },
+    queryMixes: { fixed: relative(ROOT, QUERY_FILE), sampled: `sampled per size by scripts/bench/sample-queries.ts (seed ${QUERY_SEED})` },
     sizes: results.map(summaryOf),
   };
   writeFileSync(join(OUT, 'search.json'), JSON.stringify(aggregate, null, 2));

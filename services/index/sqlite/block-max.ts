@@ -334,19 +334,26 @@ function addBlock(list: BlockedList, block: number, matches: Int32Array, firstWo
   }
 }
 
-/** Whether no match of `block`, scored up to word `k`, can reach `floor` with the block maxima of the words from `k` on. */
-function cannotReach(words: BlockedWord[], k: number, block: number, matches: Int32Array, firstWord: number, lastWord: number, score: Float64Array, floor: number): boolean {
+/**
+ * Drops from `block`'s matches those that, scored up to word `k`, cannot reach `floor` with the
+ * block maxima of the words from `k` on; returns how many are left. A dropped match is never
+ * scored further nor offered, and its partial sum stays below the near-tie cut (nudged like the
+ * block bounds), so `matches` may lose it.
+ */
+function pruneBlock(words: BlockedWord[], k: number, block: number, matches: Int32Array, firstWord: number, lastWord: number, score: Float64Array, floor: number): number {
   let rest = 0;
   for (let j = k; j < words.length; j++) for (const list of words[j]) rest += list.blocks.maxima[block];
-  let best = 0;
+  let left = 0;
   for (let w = firstWord; w < lastWord; w++) {
-    for (let bits = matches[w]; bits !== 0; bits &= bits - 1) {
-      const partial = score[(w << 5) | (31 - Math.clz32(bits & -bits))];
-      if (partial > best) best = partial;
+    let kept = matches[w];
+    for (let bits = kept; bits !== 0; bits &= bits - 1) {
+      const low = bits & -bits;
+      if ((score[(w << 5) | (31 - Math.clz32(low))] + rest) * BOUND_NUDGE < floor) kept &= ~low;
     }
+    matches[w] = kept;
+    if (kept !== 0) left += bitCount(kept);
   }
-  // Nudged like the block bounds; a skipped match's partial sum also stays below the near-tie cut.
-  return (best + rest) * BOUND_NUDGE < floor;
+  return left;
 }
 
 export interface BlockedPage {
@@ -410,11 +417,12 @@ export function blockedTopK(
     let matchCount = 0;
     for (let w = firstWord; w < lastWord; w++) if (matches[w] !== 0) matchCount += bitCount(matches[w]);
     // Words are added rarest first, list by list, so the sums come out as in a walk of the lists.
-    // After each word, the block is left when no match can reach the page with what the words
-    // still to come can add at most here (a rare word settles most blocks its common partners raised).
+    // After each word, the matches that cannot reach the page with what the words still to come
+    // can add at most here are dropped: the next words look up only the rest (a rare word settles
+    // most blocks its common partners raised, and thins out the others).
     let settled = false;
     for (let k = 0; k < words.length && !settled; k++) {
-      if (k > 0 && top.full) settled = cannotReach(words, k, block, matches, firstWord, lastWord, score, top.floor);
+      if (k > 0 && top.full) settled = (matchCount = pruneBlock(words, k, block, matches, firstWord, lastWord, score, top.floor)) === 0;
       if (!settled) for (const list of words[k]) addBlock(list, block, matches, firstWord, lastWord, matchCount, score, lengthNorm);
     }
     if (settled) {

@@ -15,7 +15,7 @@ import { round, summarize, table } from './lib/stats.ts';
 
 const { values } = parseArgs({ options: { index: { type: 'string' }, queries: { type: 'string' }, rounds: { type: 'string', default: '5' }, slowest: { type: 'string', default: '15' }, 'memory-share': { type: 'string', default: '1' } } });
 const { queries } = JSON.parse(readFileSync(values.queries!, 'utf8')) as { queries: BenchQuery[] };
-const index = new SqliteIndex({ file: values.index!, readOnly: true, memoryShare: Number(process.env.SHARE ?? 1) });
+const index = new SqliteIndex({ file: values.index!, readOnly: true, memoryShare: Number(values['memory-share']) });
 const prepared = queries.map(({ body }) =>
   toIndexQuery(
     { q: body.q, source: body.source, topic: body.topic, max_age_months: body.max_age_months, document_types: body.document_types as never },

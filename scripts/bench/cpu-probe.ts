@@ -10,13 +10,13 @@
 import { spawn } from 'node:child_process';
 import { openSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { runLoad, SearchClient, type BenchQuery } from './lib/http-load.ts';
 import { machineBusySeconds } from './lib/proc.ts';
 import { createBenchKey } from './lib/serve.ts';
+import { scriptArgs } from './lib/args.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
-const { values } = parseArgs({
+const { values } = scriptArgs(import.meta.filename, {
   options: {
     dir: { type: 'string' },
     variant: { type: 'string', multiple: true, default: ['A:'] },

@@ -10,10 +10,10 @@
 // news and noindex expectations are checked as well (a second, news-heavy set).
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import type { ExtractedDocument } from '../../services/core/document.ts';
 import { createExtractionPool, type ExtractionPool, ExtractionError } from '../../services/ingest/extract/index.ts';
 import { titleCloseness } from '../../services/ingest/extract/title.ts';
+import { scriptArgs } from './lib/args.ts';
 
 interface Truth {
   path: string;
@@ -32,7 +32,7 @@ interface Manifest {
   headers: Record<string, string>;
 }
 
-const { values: args } = parseArgs({
+const { values: args } = scriptArgs(import.meta.filename, {
   options: {
     corpus: { type: 'string', default: resolve(import.meta.dirname, '../../../shared/corpus') },
     samples: { type: 'string', default: resolve(import.meta.dirname, '../../samples') },

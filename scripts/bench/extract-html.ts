@@ -7,11 +7,11 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
+import { scriptArgs } from './lib/args.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const CORPUS = resolve(ROOT, '../shared/corpus');
-const { values } = parseArgs({ options: { fundus: { type: 'string' }, hashes: { type: 'string' }, all: { type: 'boolean', default: false }, repeat: { type: 'string', default: '3' } } });
+const { values } = scriptArgs(import.meta.filename, { options: { fundus: { type: 'string' }, hashes: { type: 'string' }, all: { type: 'boolean', default: false }, repeat: { type: 'string', default: '3' } } });
 const checkout = values.fundus ? resolve(values.fundus) : ROOT;
 const { extractDocument } = (await import(join(checkout, 'services/ingest/extract/extract-document.ts'))) as typeof import('../../services/ingest/extract/extract-document.ts');
 

@@ -8,11 +8,11 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { parseArgs } from 'node:util';
 import { FTS_INSERT, FTS_WRITER_PRAGMAS, setFtsWriteSettings } from '../../services/index/sqlite/fts-file.ts';
 import { FTS_TABLE_ARGUMENTS } from '../../services/index/sqlite/schema.ts';
+import { scriptArgs } from './lib/args.ts';
 
-const { values } = parseArgs({
+const { values } = scriptArgs(import.meta.filename, {
   options: { streams: { type: 'string' }, limit: { type: 'string', default: '300000' }, variants: { type: 'string', default: '4096:4050,32768:32000' }, repeat: { type: 'string', default: '1' } },
 });
 if (!values.streams) throw new Error('--streams FILE is required (written by scripts/bench/write.ts --streams)');

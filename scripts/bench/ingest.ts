@@ -12,12 +12,12 @@ import { spawn } from 'node:child_process';
 import { closeSync, copyFileSync, mkdirSync, mkdtempSync, openSync, readFileSync, readdirSync, readSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { cpuByName, threadsOf } from './lib/proc.ts';
+import { scriptArgs } from './lib/args.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const CORPUS = resolve(ROOT, '../shared/corpus');
-const { values } = parseArgs({ options: { fundus: { type: 'string' }, records: { type: 'string' }, types: { type: 'string', default: 'html,pdf,all' }, json: { type: 'string' }, repeat: { type: 'string', default: '1' }, 'cpu-prof': { type: 'string' } } });
+const { values } = scriptArgs(import.meta.filename, { options: { fundus: { type: 'string' }, records: { type: 'string' }, types: { type: 'string', default: 'html,pdf,all' }, json: { type: 'string' }, repeat: { type: 'string', default: '1' }, 'cpu-prof': { type: 'string' } } });
 
 interface ManifestLine { path: string; url: string; fetched_at?: string; headers?: Record<string, string> }
 

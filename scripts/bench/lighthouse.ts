@@ -12,8 +12,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { runCommand } from './lib/proc.ts';
+import { scriptArgs } from './lib/args.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const FUNDUS = join(ROOT, 'bin/fundus.js');
@@ -22,7 +22,7 @@ const CHROME_PATH = process.env.CHROME_PATH ?? '/usr/bin/chromium';
 const CHROME_FLAGS = '--headless --no-sandbox --disable-gpu --disable-background-networking --disable-component-update --disable-sync';
 const QUERY = '#q=H%C3%A4user';
 
-const { values } = parseArgs({ options: { runs: { type: 'string', default: '3' }, url: { type: 'string' }, publish: { type: 'boolean', default: false } } });
+const { values } = scriptArgs(import.meta.filename, { options: { runs: { type: 'string', default: '3' }, url: { type: 'string' }, publish: { type: 'boolean', default: false } } });
 const runs = Math.max(1, Number(values.runs));
 
 async function startDemo(): Promise<{ url: string; child: ChildProcess }> {

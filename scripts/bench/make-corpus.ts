@@ -9,12 +9,12 @@
 // N of them as HTML files with DIR/html/manifest.jsonl for end-to-end ingestion.
 import { createWriteStream, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { mulberry32 } from './lib/random.ts';
+import { scriptArgs } from './lib/args.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const CORPUS = resolve(ROOT, '../shared/corpus/html');
-const { values } = parseArgs({
+const { values } = scriptArgs(import.meta.filename, {
   options: { docs: { type: 'string', default: '10000' }, out: { type: 'string' }, seed: { type: 'string', default: '1' }, html: { type: 'string', default: '0' } },
 });
 if (!values.out) throw new Error('--out DIR is required');

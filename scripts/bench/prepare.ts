@@ -13,7 +13,6 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { serialize } from 'node:v8';
 import { analyzeForIndex } from '../../services/core/analysis/index.ts';
 import type { ExtractedDocument } from '../../services/core/document.ts';
@@ -23,8 +22,9 @@ import { extractHtml } from '../../services/ingest/extract/html.ts';
 import { prepareForIndex } from '../../services/ingest/prepare.ts';
 import { scoreTopicsOfBases } from '../../services/ingest/topics/keyword-classifier.ts';
 import { CORPUS_DIR } from './analysis-corpus.ts';
+import { scriptArgs } from './lib/args.ts';
 
-const { values } = parseArgs({
+const { values } = scriptArgs(import.meta.filename, {
   options: {
     records: { type: 'string' },
     html: { type: 'boolean', default: false },

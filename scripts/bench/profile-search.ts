@@ -7,13 +7,13 @@
 // (1 / threads). Besides times, it prints what the score lists read from their file per round
 // from the third on: what the caches miss in a steady mix.
 import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { toIndexQuery } from '../../services/core/use-cases/search.ts';
 import { SqliteIndex } from '../../services/index/sqlite/sqlite-index.ts';
 import type { BenchQuery } from './lib/http-load.ts';
 import { round, summarize, table } from './lib/stats.ts';
+import { scriptArgs } from './lib/args.ts';
 
-const { values } = parseArgs({ options: { index: { type: 'string' }, queries: { type: 'string' }, rounds: { type: 'string', default: '5' }, slowest: { type: 'string', default: '15' }, 'memory-share': { type: 'string', default: '1' } } });
+const { values } = scriptArgs(import.meta.filename, { options: { index: { type: 'string' }, queries: { type: 'string' }, rounds: { type: 'string', default: '5' }, slowest: { type: 'string', default: '15' }, 'memory-share': { type: 'string', default: '1' } } });
 const { queries } = JSON.parse(readFileSync(values.queries!, 'utf8')) as { queries: BenchQuery[] };
 const index = new SqliteIndex({ file: values.index!, readOnly: true, memoryShare: Number(values['memory-share']) });
 const prepared = queries.map(({ body }) =>

@@ -14,12 +14,12 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openIndexReader } from '../../services/index/sqlite/fts-file.ts';
-import { parseArgs } from 'node:util';
 import { analyzeQuery } from '../../services/core/analysis/index.ts';
 import { buildExactMatch, buildMatch } from '../../services/index/sqlite/fts-query.ts';
 import { CORPUS_DIR } from './analysis-corpus.ts';
+import { scriptArgs } from './lib/args.ts';
 
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { corpus: { type: 'string', default: CORPUS_DIR }, misses: { type: 'string' } } });
+const { values, positionals } = scriptArgs(import.meta.filename, { allowPositionals: true, options: { corpus: { type: 'string', default: CORPUS_DIR }, misses: { type: 'string' } } });
 const [dir, ...weightLists] = positionals;
 if (!dir || weightLists.length === 0) throw new Error('usage: quality-rank.ts DIR WEIGHTS... (WEIGHTS: five numbers, comma-separated)');
 

@@ -20,14 +20,14 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { searchDocuments } from '../../services/core/use-cases/search.ts';
 import type { SearchParameters } from '../../services/core/schemas/index.ts';
 import { SqliteIndex } from '../../services/index/sqlite/sqlite-index.ts';
 import { CORPUS_DIR } from './analysis-corpus.ts';
+import { scriptArgs } from './lib/args.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const { values } = parseArgs({ options: { corpus: { type: 'string', default: CORPUS_DIR }, out: { type: 'string' }, keep: { type: 'boolean', default: false }, reuse: { type: 'string' } } });
+const { values } = scriptArgs(import.meta.filename, { options: { corpus: { type: 'string', default: CORPUS_DIR }, out: { type: 'string' }, keep: { type: 'boolean', default: false }, reuse: { type: 'string' } } });
 const corpus = values.corpus as string;
 
 interface Truth {

@@ -12,12 +12,12 @@
 // pages (a common word at offsets up to 9950). Frequencies come from the index's score lists.
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { DatabaseSync } from 'node:sqlite';
 import { analyzeQuery } from '../../services/core/analysis/index.ts';
 import { ScoreLists, scoreListsFile } from '../../services/index/sqlite/score-lists.ts';
 import type { BenchQuery } from './lib/http-load.ts';
 import { mulberry32 } from './lib/random.ts';
+import { scriptArgs } from './lib/args.ts';
 
 export const SAMPLED_CLASSES = { common: 10, mid: 20, rare: 20, pair: 50, triple: 20, filter: 15, deep: 5 } as const;
 
@@ -169,7 +169,7 @@ export function sampleQueries(indexFile: string, seed: number): SampledMix {
 }
 
 if (import.meta.main) {
-  const { values } = parseArgs({ options: { index: { type: 'string' }, seed: { type: 'string', default: '1' }, out: { type: 'string' } } });
+  const { values } = scriptArgs(import.meta.filename, { options: { index: { type: 'string' }, seed: { type: 'string', default: '1' }, out: { type: 'string' } } });
   if (!values.index) throw new Error('--index FILE is required');
   const mix = sampleQueries(resolve(values.index), Number(values.seed));
   const json = JSON.stringify(mix, null, 1);

@@ -24,7 +24,6 @@ import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, release, totalmem } from 'node:os';
 import { join, relative, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { DatabaseSync } from 'node:sqlite';
 import { toIndexQuery } from '../../services/core/use-cases/search.ts';
 import { prepareCollection, type Collection } from './lib/collection.ts';
@@ -36,9 +35,10 @@ import { machineBusySeconds, runCommand, waitForQuiet } from './lib/proc.ts';
 import { createBenchKey, startServer, type RunningServer, type StageSnapshot } from './lib/serve.ts';
 import { sampleQueries } from './sample-queries.ts';
 import { count, mib, ms, ratio, round, summarize, table, type Percentiles } from './lib/stats.ts';
+import { scriptArgs } from './lib/args.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
-const { values } = parseArgs({
+const { values } = scriptArgs(import.meta.filename, {
   options: {
     docs: { type: 'string', default: '10000,100000' },
     out: { type: 'string', default: 'bench-out' },
@@ -53,19 +53,12 @@ const { values } = parseArgs({
     'quiet-wait': { type: 'string', default: '300' },
     seed: { type: 'string', default: '1' },
     'query-seed': { type: 'string' },
-    help: { type: 'boolean', default: false },
     'ingest-only': { type: 'boolean', default: false },
     'no-floor': { type: 'boolean', default: false },
     mix: { type: 'string', default: 'both' },
     'no-xapian': { type: 'boolean', default: false },
   },
 });
-if (values.help) {
-  // The usage is this file's opening comment.
-  const usage = readFileSync(import.meta.filename, 'utf8').split('\nimport ')[0].replace(/^\/\/ ?/gm, '');
-  process.stdout.write(`${usage}\n`);
-  process.exit(0);
-}
 const SIZES = values.docs!.split(',').map((s) => Number(s.trim())).filter((n) => n > 0);
 const OUT = resolve(values.out!);
 const ROUNDS = Math.max(1, Number(values.rounds));

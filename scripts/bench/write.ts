@@ -11,7 +11,6 @@
 import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { storeDocument } from '../../services/core/use-cases/store-document.ts';
 import { facetsOf } from '../../services/index/sqlite/fts-query.ts';
 import { SqliteIndex } from '../../services/index/sqlite/sqlite-index.ts';
@@ -19,8 +18,9 @@ import { buildStoredDocument } from '../../services/ingest/build-document.ts';
 import { isProblem, type IngestItem } from '../../services/ingest/item.ts';
 import { prepareForIndex } from '../../services/ingest/prepare.ts';
 import { readRecords } from '../../services/ingest/records.ts';
+import { scriptArgs } from './lib/args.ts';
 
-const { values } = parseArgs({
+const { values } = scriptArgs(import.meta.filename, {
   options: {
     records: { type: 'string' }, limit: { type: 'string', default: '20000' }, batch: { type: 'string', default: '2500' }, repeat: { type: 'string', default: '1' },
     variants: { type: 'string' }, streams: { type: 'string' }, 'fts-thread': { type: 'boolean', default: false },

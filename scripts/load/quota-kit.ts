@@ -10,13 +10,13 @@ import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { detectEngine } from '../../test/kit/lib/engine.ts';
 import { buildImages, ComposeKit } from '../../test/kit/lib/kit.ts';
 import { freePort } from '../../test/helpers/redis-server.ts';
 import { ROOT } from '../../test/helpers/processes.ts';
+import { scriptArgs } from '../bench/lib/args.ts';
 
-const { values } = parseArgs({ options: { seconds: { type: 'string', default: '20' }, anonymous: { type: 'string', default: '16' }, public: { type: 'string', default: '4' } } });
+const { values } = scriptArgs(import.meta.filename, { options: { seconds: { type: 'string', default: '20' }, anonymous: { type: 'string', default: '16' }, public: { type: 'string', default: '4' } } });
 const seconds = Math.min(60, Math.max(5, Number(values.seconds)));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

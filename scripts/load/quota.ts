@@ -18,18 +18,18 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { type Access, createAccess } from '../../services/access/access-guard.ts';
 import { silentLog } from '../../services/access/log.ts';
 import { loadConfig } from '../../services/cli/config.ts';
 import { buildGatewayApp } from '../../services/gateway/app.ts';
 import { SqliteIndex } from '../../services/index/sqlite/sqlite-index.ts';
 import { type RedisServer, startRedisServer } from '../../test/helpers/redis-server.ts';
+import { scriptArgs } from '../bench/lib/args.ts';
 
 const MAX_SECONDS = 120;
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
-const { values } = parseArgs({
+const { values } = scriptArgs(import.meta.filename, {
   options: {
     seconds: { type: 'string', default: '10' },
     replicas: { type: 'string', default: '2' },

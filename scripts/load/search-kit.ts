@@ -26,7 +26,6 @@ import { execFileSync } from 'node:child_process';
 import { availableParallelism, cpus, release, totalmem } from 'node:os';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { DatabaseSync } from 'node:sqlite';
 import { runLoad, type BenchQuery, type LoadRun } from '../bench/lib/http-load.ts';
 import { cpuSecondsOf, machineBusySeconds } from '../bench/lib/proc.ts';
@@ -35,12 +34,13 @@ import { round, summarize, table } from '../bench/lib/stats.ts';
 import { sampleQueries } from '../bench/sample-queries.ts';
 import { freePort } from '../../test/helpers/redis-server.ts';
 import { ROOT } from '../../test/helpers/processes.ts';
+import { scriptArgs } from '../bench/lib/args.ts';
 
 process.env.FUNDUS_KIT_IMAGE ??= 'localhost/fundus:kit-search-bench';
 const { buildImages, ComposeKit } = await import('../../test/kit/lib/kit.ts');
 const { detectEngine, must, sh } = await import('../../test/kit/lib/engine.ts');
 
-const { values } = parseArgs({
+const { values } = scriptArgs(import.meta.filename, {
   options: {
     data: { type: 'string' },
     rounds: { type: 'string', default: '5' },

@@ -90,7 +90,7 @@ def main():
 
     stamp = os.path.join(args.db, "fundus-bench.json")
     records_stat = os.stat(args.records)
-    key = {"records": os.path.abspath(args.records), "size": records_stat.st_size, "mtime": int(records_stat.st_mtime)}
+    key = {"records": os.path.realpath(args.records), "size": records_stat.st_size, "mtime": int(records_stat.st_mtime)}
     reused = False
     if args.reuse and os.path.exists(stamp):
         with open(stamp) as f:

@@ -5,7 +5,7 @@ import { basename } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 
 /** A script's usage: its opening comment, up to its first import, without the comment marks. */
-export function usageOf(file: string): string {
+function usageOf(file: string): string {
   return readFileSync(file, 'utf8').split('\nimport ')[0].replace(/^\/\/ ?/gm, '');
 }
 
